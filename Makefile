@@ -1,0 +1,63 @@
+# Every target installs what it needs: a fresh clone needs only Java 17+, Maven and Python 3.10+.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+SBT := build/sbt -Dsbt.log.noformat=true
+VERSION := $(shell cat VERSION)
+JAR := target/scala-2.13/spark-suppress_2.13-$(VERSION).jar
+BUNDLED_JAR := python/spark_suppress/jars/spark-suppress_2.13-$(VERSION).jar
+SCALA_SOURCES := $(shell find jvm/src/main -type f 2>/dev/null) build.sbt VERSION
+CONFORMANCE_DIR ?= ../shared/conformance/vectors
+export CONFORMANCE_DIR
+
+.PHONY: venv jar test test-jvm test-python conformance demo wheel publish-local bench reliability clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: python/pyproject.toml requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements-dev.txt
+	$(PIP) install -q --no-deps -e python
+	touch $@
+
+$(JAR): $(SCALA_SOURCES) $(VENV)/.installed
+	$(SBT) package
+
+$(BUNDLED_JAR): $(JAR)
+	mkdir -p $(dir $@)
+	rm -f $(dir $@)*.jar
+	cp $(JAR) $@
+
+jar: $(BUNDLED_JAR)
+
+test-jvm: venv
+	$(SBT) test
+
+test-python: jar
+	$(PY) -m pytest -q tests
+
+conformance: jar
+	$(PY) tests/conformance/run.py
+
+test: test-jvm test-python conformance
+
+demo: jar
+	$(PY) -m spark_suppress.demo
+
+wheel: jar
+	rm -rf dist python/build
+	$(PIP) wheel -q --no-deps --no-build-isolation -w dist python
+	@ls dist/*.whl
+
+publish-local: venv
+	$(SBT) publishLocal publishM2
+
+bench: jar
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars
+	rm -rf $(VENV) .pytest_cache benchmarks/work spark-warehouse

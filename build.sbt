@@ -1,0 +1,40 @@
+import scala.sys.process._
+
+// One version number for the jar and the Python package: the VERSION file at the top of the repository.
+ThisBuild / version := IO.read(file("VERSION")).trim
+ThisBuild / scalaVersion := "2.13.18"
+ThisBuild / organization := "io.github.spark-suppress"
+
+val sparkVersion = "4.3.0"
+
+/** Spark's jars: $SPARK_JARS_DIR, else the pyspark wheel in the project's .venv. */
+lazy val sparkJars = Def.setting {
+  val dir = sys.env.get("SPARK_JARS_DIR").map(file).getOrElse {
+    val candidates = (baseDirectory.value / ".venv" / "lib" * "python3*" / "site-packages" / "pyspark" / "jars").get
+    candidates.headOption.getOrElse(baseDirectory.value / ".venv" / "pyspark-jars-not-installed")
+  }
+  if (!dir.isDirectory) sys.error(s"Spark jars not found at $dir: run `make venv` (installs pyspark==$sparkVersion) or set SPARK_JARS_DIR")
+  // sbt supplies the Scala library itself; Spark's copy would only duplicate it.
+  (dir * "*.jar").get.filterNot(_.getName.matches("scala-(library|reflect|compiler)-.*")).map(Attributed.blank)
+}
+
+lazy val root = (project in file("."))
+  .settings(
+    name := "spark-suppress",
+    Compile / scalaSource := baseDirectory.value / "jvm" / "src" / "main" / "scala",
+    Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
+    Test / scalaSource := baseDirectory.value / "jvm" / "src" / "test" / "scala",
+    Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
+    // Spark 4.3.0 is not on Maven Central; compile and test against the jars PySpark 4.3.0 bundles, which are
+    // exactly what users run. They stay off the published jar and POM (see pomPostProcess below).
+    Compile / unmanagedJars ++= sparkJars.value,
+    libraryDependencies ++= Seq(
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+    ),
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "io" / "github" / "sparksuppress" / "build-info.properties"
+      IO.write(out, s"version=${version.value}\nspark.version=$sparkVersion\nscala.version=${scalaVersion.value}\n")
+      Seq(out)
+    }.taskValue,
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+  )

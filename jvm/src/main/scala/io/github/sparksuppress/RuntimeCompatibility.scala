@@ -1,0 +1,36 @@
+package io.github.sparksuppress
+
+import java.util.Properties
+
+/** Which library, Spark and Scala versions this jar is, and a check that the running JVM matches them. */
+object RuntimeCompatibility {
+
+  private lazy val buildInfo: Properties = {
+    val p = new Properties()
+    val in = getClass.getResourceAsStream("/io/github/sparksuppress/build-info.properties")
+    if (in != null) try p.load(in) finally in.close()
+    p
+  }
+
+  def libraryVersion: String = buildInfo.getProperty("version", "unknown")
+  def builtForSpark: String = buildInfo.getProperty("spark.version", "unknown")
+  def builtForScala: String = buildInfo.getProperty("scala.version", "unknown")
+
+  private def minor(v: String): String = v.split('.').take(2).mkString(".")
+
+  def runtimeSparkVersion: String = org.apache.spark.SPARK_VERSION
+
+  def runtimeScalaVersion: String = scala.util.Properties.versionNumberString
+
+  def check(): Unit = {
+    val spark = runtimeSparkVersion
+    val scalaV = runtimeScalaVersion
+    if (minor(spark) != minor(builtForSpark) || minor(scalaV) != minor(builtForScala)) {
+      throw new IllegalStateException(
+        s"spark-suppress $libraryVersion was built for Spark ${minor(builtForSpark)}.x on Scala " +
+          s"${minor(builtForScala)}, but this JVM runs Spark $spark on Scala $scalaV. Use a Spark " +
+          s"${minor(builtForSpark)}.x (Scala ${minor(builtForScala)}) runtime, or a spark-suppress build made " +
+          "for your Spark version.")
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.github.sparksuppress.testkit
+
+import java.io.File
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+
+/** Reads the Kafka-derived conformance vectors (directory from CONFORMANCE_DIR, default ../shared/...). */
+object Vectors {
+  private val mapper = new ObjectMapper()
+
+  def directory: File = {
+    val dir = sys.env.get("CONFORMANCE_DIR").map(new File(_)).getOrElse(new File("../shared/conformance/vectors"))
+    require(dir.isDirectory, s"conformance vectors not found at ${dir.getAbsolutePath}; set CONFORMANCE_DIR")
+    dir
+  }
+
+  def family(fileName: String): Seq[JsonNode] = {
+    val root = mapper.readTree(new File(directory, fileName))
+    root.get("vectors").elements().asScala.toSeq
+  }
+
+  def longOrMax(node: JsonNode): Long =
+    if (node == null || node.isNull) Long.MaxValue else node.asLong()
+
+  def textOrNull(node: JsonNode): String =
+    if (node == null || node.isNull) null else node.asText()
+
+  def array(node: JsonNode): Seq[JsonNode] =
+    if (node == null || node.isNull) Seq.empty else node.elements().asScala.toSeq
+}

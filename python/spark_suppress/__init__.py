@@ -1,0 +1,26 @@
+"""spark-suppress: Kafka Streams' suppress, emit strategies and grace-period stream-table join for Spark.
+
+Start a session with the bundled jar::
+
+    from pyspark.sql import SparkSession
+    import spark_suppress as ss
+    spark = ss.configure(SparkSession.builder).getOrCreate()
+"""
+
+from ._jvm import __version__, configure, jar_path
+from .errors import (
+    ClassicSessionRequiredError,
+    JarNotFoundError,
+    SparkSuppressError,
+    VersionMismatchError,
+)
+
+__all__ = [
+    "__version__",
+    "configure",
+    "jar_path",
+    "SparkSuppressError",
+    "JarNotFoundError",
+    "VersionMismatchError",
+    "ClassicSessionRequiredError",
+]

@@ -1,0 +1,17 @@
+"""Errors raised by the Python side of spark-suppress before anything reaches the JVM."""
+
+
+class SparkSuppressError(RuntimeError):
+    """Base class of the errors the Python wrapper raises itself."""
+
+
+class JarNotFoundError(SparkSuppressError):
+    """The JVM of this Spark session cannot load spark-suppress's classes."""
+
+
+class VersionMismatchError(SparkSuppressError):
+    """The jar on the JVM's classpath is another version than this Python package."""
+
+
+class ClassicSessionRequiredError(SparkSuppressError):
+    """The session is a Spark Connect session: there is no local JVM to run the operators in."""

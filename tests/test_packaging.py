@@ -1,0 +1,62 @@
+"""The package, the bundled jar, and the errors a user meets when the jar is missing or mismatched."""
+
+import os
+
+import pytest
+
+import spark_suppress as ss
+from spark_suppress import _jvm
+
+from conftest import ROOT, run_python
+
+
+def test_version_comes_from_the_single_version_file():
+    with open(os.path.join(ROOT, "VERSION")) as f:
+        assert ss.__version__ == f.read().strip()
+
+
+def test_jar_path_points_at_the_bundled_jar():
+    path = ss.jar_path()
+    assert os.path.isfile(path)
+    assert path.endswith(f"spark-suppress_2.13-{ss.__version__}.jar")
+
+
+def test_configure_appends_to_existing_jars():
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.config("spark.jars", "/opt/other.jar")
+    ss.configure(builder)
+    assert builder._options["spark.jars"] == f"/opt/other.jar,{ss.jar_path()}"
+    ss.configure(builder)  # idempotent
+    assert builder._options["spark.jars"].count(ss.jar_path()) == 1
+    builder._options.pop("spark.jars")
+
+
+def test_configured_session_sees_the_jar_of_the_same_version(spark):
+    facade = _jvm.facade(spark)
+    assert facade.version() == ss.__version__
+
+
+def test_version_mismatch_is_reported(spark, monkeypatch):
+    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    monkeypatch.setattr(_jvm, "_checked_gateways", set())
+    with pytest.raises(ss.VersionMismatchError, match=r"jar on the JVM classpath is version .* Python package is version 9\.9\.9"):
+        _jvm.facade(spark)
+
+
+def test_missing_jar_gives_the_fix_not_a_py4j_error():
+    result = run_python(
+        "from pyspark.sql import SparkSession\n"
+        "import spark_suppress as ss\n"
+        "from spark_suppress import _jvm\n"
+        "spark = SparkSession.builder.master('local[1]').config('spark.ui.enabled','false').getOrCreate()\n"
+        "try:\n"
+        "    _jvm.facade(spark)\n"
+        "except ss.JarNotFoundError as e:\n"
+        "    print('ERR:' + str(e))\n"
+    )
+    assert "ERR:" in result.stdout, result.stderr[-3000:]
+    message = result.stdout.split("ERR:", 1)[1]
+    assert "spark_suppress.configure(SparkSession.builder)" in message
+    assert "--jars" in message
+    assert "JavaPackage" not in message
