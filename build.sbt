@@ -36,5 +36,14 @@ lazy val root = (project in file("."))
       IO.write(out, s"version=${version.value}\nspark.version=$sparkVersion\nscala.version=${scalaVersion.value}\n")
       Seq(out)
     }.taskValue,
+    // Spark runs in a forked JVM with the module openings spark-submit adds on Java 17.
+    Test / fork := true,
+    Test / javaOptions ++= Seq("-Xmx3g", "-XX:+IgnoreUnrecognizedVMOptions", "-Duser.timezone=UTC",
+      "-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true") ++
+      Seq("java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
+        "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
+        "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
+    Test / baseDirectory := baseDirectory.value,
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
   )

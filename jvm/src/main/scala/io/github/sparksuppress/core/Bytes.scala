@@ -35,6 +35,27 @@ final class ByteWriter(initialCapacity: Int = 64) {
     pos += bytes.length
   }
 
+  /** Starts a length-prefixed section; pass the mark to [[endLength]] once its content is written. */
+  def beginLength(): Int = { writeByte(0); pos }
+
+  /** Fills in the varint length of the section begun at `mark`, moving its content if the length needs more room. */
+  def endLength(mark: Int): Unit = {
+    val len = pos - mark
+    if (len < 0x80) buf(mark - 1) = len.toByte
+    else {
+      var extra = 0
+      var x = len >>> 7
+      while (x != 0) { extra += 1; x >>>= 7 }
+      ensure(extra)
+      System.arraycopy(buf, mark, buf, mark + extra, len)
+      var p = mark - 1
+      var v = len
+      while ((v & ~0x7F) != 0) { buf(p) = ((v & 0x7F) | 0x80).toByte; p += 1; v >>>= 7 }
+      buf(p) = v.toByte
+      pos += extra
+    }
+  }
+
   def toByteArray: Array[Byte] = java.util.Arrays.copyOf(buf, pos)
 }
 
@@ -56,6 +77,11 @@ final class ByteReader(buf: Array[Byte], private[this] var pos: Int = 0) {
       if (shift > 63) throw new IllegalStateException("malformed state: varint longer than 10 bytes")
     }
     result
+  }
+
+  def skip(n: Int): Unit = {
+    if (n < 0 || n > remaining) throw new IllegalStateException(s"malformed state: cannot skip $n bytes")
+    pos += n
   }
 
   def readZigZag(): Long = { val u = readVarLong(); (u >>> 1) ^ -(u & 1) }

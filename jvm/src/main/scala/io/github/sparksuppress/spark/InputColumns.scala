@@ -1,0 +1,70 @@
+package io.github.sparksuppress.spark
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
+import org.apache.spark.sql.types.{BooleanType, DataType, StructType, TimestampNTZType, TimestampType}
+
+/** Finding and checking the columns an operator is given, with errors that name the parameter and the fix. */
+private[sparksuppress] object InputColumns {
+
+  /** Index of column `name` in `schema`: exact match first, then a unique case-insensitive one. */
+  def index(schema: StructType, name: String, parameter: String, operator: String): Int = {
+    if (name == null || name.isEmpty) throw new IllegalArgumentException(s"$operator: $parameter must name a column.")
+    val exact = schema.fieldNames.indexOf(name)
+    if (exact >= 0) exact
+    else {
+      val matches = schema.fieldNames.zipWithIndex.filter(_._1.equalsIgnoreCase(name))
+      matches.length match {
+        case 1 => matches.head._2
+        case 0 =>
+          throw new IllegalArgumentException(
+            s"$operator: $parameter '$name' is not a column of the input; columns are ${schema.fieldNames.mkString("[", ", ", "]")}.")
+        case _ =>
+          throw new IllegalArgumentException(
+            s"$operator: $parameter '$name' is ambiguous: it matches ${matches.map(_._1).mkString(", ")}; use the exact name.")
+      }
+    }
+  }
+
+  def requireType(schema: StructType, i: Int, parameter: String, operator: String, ok: DataType => Boolean, expected: String): Unit = {
+    val f = schema.fields(i)
+    if (!ok(f.dataType)) {
+      throw new IllegalArgumentException(
+        s"$operator: $parameter column '${f.name}' must be $expected, but it is ${f.dataType.simpleString}.")
+    }
+  }
+
+  def isTimestamp(t: DataType): Boolean = t == TimestampType || t == TimestampNTZType
+
+  def requireTimestamp(schema: StructType, i: Int, parameter: String, operator: String): Unit =
+    requireType(schema, i, parameter, operator, isTimestamp, "a timestamp (TimestampType)")
+
+  def requireBoolean(schema: StructType, i: Int, parameter: String, operator: String): Unit =
+    requireType(schema, i, parameter, operator, _ == BooleanType, "a boolean")
+
+  def requireStreaming(df: DataFrame, parameter: String, operator: String): Unit = {
+    if (df == null) throw new IllegalArgumentException(s"$operator: $parameter must not be null.")
+    if (!df.isStreaming) {
+      throw new IllegalArgumentException(
+        s"$operator: $parameter is not a streaming DataFrame. spark-suppress operators run on streams (read with " +
+          "spark.readStream); to try a pipeline on fixed data, feed it through spark_suppress.testing.TestDriver.")
+    }
+  }
+
+  /** The input must have an event-time watermark somewhere upstream: event-time operators take stream time from it. */
+  def requireWatermark(df: DataFrame, parameter: String, timestamp: String, operator: String): Unit = {
+    val hasWatermark = df.queryExecution.analyzed.exists(_.isInstanceOf[EventTimeWatermark]) ||
+      df.schema.fields.exists(_.metadata.contains(EventTimeWatermark.delayKey))
+    if (!hasWatermark) {
+      throw new IllegalArgumentException(
+        s"$operator: $parameter has no event-time watermark; stream time comes from it. Add one before the operator, " +
+          s"e.g. df.withWatermark(\"$timestamp\", \"0 seconds\") for Kafka's exact timing (a larger delay adds " +
+          "lateness allowance on top of the grace period).")
+    }
+  }
+
+  def distinct(names: Seq[String], parameter: String, operator: String): Unit = {
+    val dup = names.groupBy(_.toLowerCase).collect { case (_, vs) if vs.size > 1 => vs.head }
+    if (dup.nonEmpty) throw new IllegalArgumentException(s"$operator: $parameter lists ${dup.mkString(", ")} more than once.")
+  }
+}

@@ -1,0 +1,83 @@
+package io.github.sparksuppress.spark
+
+import java.sql.Timestamp
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.{DataFrame, Encoders, Row}
+import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
+
+/**
+ * Pins down the Spark behaviours the adapters rely on (see DESIGN.md, "Known Spark traps"). If a Spark upgrade
+ * changes one of them, this suite says which.
+ */
+class SparkBehaviourProbeSuite extends SparkSessionSuite {
+  import SparkBehaviourProbeSuite.Ev
+
+  /** Feeds `a@0, a@1s, b@1s, c@0, d@5s, e@2s` one per batch; returns the (key, seconds) the function saw. */
+  private def seen(bypass: Boolean): Seq[(String, Long)] = {
+    val session = spark
+    import session.implicits._
+    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
+    val base = input.toDF().withWatermark("ts", "0 seconds")
+    val df = if (bypass) WatermarkBypass(base) else base
+    val schema = df.schema
+    val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(schema))
+      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout()) {
+        (key: String, rows: Iterator[Row], state: GroupState[Long]) =>
+          rows.map(r => s"$key@${r.getAs[Timestamp]("ts").getTime / 1000}")
+      }(Encoders.scalaLong, Encoders.STRING)
+    val q = out.writeStream.format("memory").queryName(s"probe_$bypass").outputMode("append").start()
+    try {
+      for ((k, s) <- Seq("a" -> 0, "a" -> 1, "b" -> 1, "c" -> 0, "d" -> 5, "e" -> 2)) {
+        input.addData(Ev(k, new Timestamp(s * 1000L)))
+        q.processAllAvailable()
+      }
+      spark.table(s"probe_$bypass").as[String].collect().toSeq.map { s =>
+        val Array(k, t) = s.split("@"); (k, t.toLong)
+      }.sorted
+    } finally q.stop()
+  }
+
+  test("flatMapGroupsWithState with EventTimeTimeout drops rows at or below the watermark") {
+    assert(seen(bypass = false) === Seq("a" -> 1L, "d" -> 5L))
+  }
+
+  test("the watermark bypass lets every row reach the function") {
+    assert(seen(bypass = true) === Seq("a" -> 0L, "a" -> 1L, "b" -> 1L, "c" -> 0L, "d" -> 5L, "e" -> 2L))
+  }
+
+  test("processAllAvailable runs the no-data batch, so timeouts due after a step fire within that step") {
+    val session = spark
+    import session.implicits._
+    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
+    val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
+    val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout()) {
+        (key: String, rows: Iterator[Row], state: GroupState[Long]) =>
+          if (state.hasTimedOut) { state.remove(); Iterator(s"$key timed out at ${state.getCurrentWatermarkMs()}") }
+          else {
+            val max = rows.map(_.getAs[Timestamp]("ts").getTime).max
+            state.update(max)
+            state.setTimeoutTimestamp(max + 999) // fires once the watermark passes max + 999
+            Iterator.empty
+          }
+      }(Encoders.scalaLong, Encoders.STRING)
+    val q = out.writeStream.format("memory").queryName("probe_nodata").outputMode("append").start()
+    try {
+      input.addData(Ev("a", new Timestamp(0)))
+      q.processAllAvailable()
+      assert(spark.table("probe_nodata").count() === 0)
+      input.addData(Ev("b", new Timestamp(1000)))
+      q.processAllAvailable()
+      // Timeout 999 < watermark 1000 only in the no-data batch after step 2; it ran inside processAllAvailable.
+      assert(spark.table("probe_nodata").as[String].collect().toSeq === Seq("a timed out at 1000"))
+    } finally q.stop()
+  }
+}
+
+object SparkBehaviourProbeSuite {
+  case class Ev(key: String, ts: Timestamp)
+}

@@ -1,0 +1,179 @@
+package io.github.sparksuppress.spark
+
+import java.sql.Timestamp
+import java.time.Duration
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions.{col, struct}
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.api._
+import io.github.sparksuppress.testing.TestDriver
+
+class SuppressSuite extends SparkSessionSuite {
+
+  private val schema = StructType(Seq(
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", StringType),
+    StructField("deleted", BooleanType)))
+
+  private def ts(ms: Long) = new Timestamp(ms)
+  private def rec(k: String, v: String, ms: Long, deleted: Boolean = false) = Row(k, ts(ms), v, deleted)
+  private def kvt(rows: Seq[Row]): Seq[(String, String, Long)] =
+    rows.map(r => (r.getString(0), r.getString(2), r.getTimestamp(1).getTime))
+
+  private def driver(pipeline: DataFrame => DataFrame): TestDriver = {
+    val d = TestDriver(spark, schema, "ts")
+    d.start(pipeline(d.input))
+  }
+
+  private def ms(n: Long) = Duration.ofMillis(n)
+
+  /** Bounds hold per state partition; with one partition these tests see Kafka's single-task behaviour. */
+  private def onePartition[T](body: => T): T = {
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    try body finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+  }
+
+  test("untilTimeLimit keeps the first buffer time (Kafka's non-resetting rule) and emits the latest value") {
+    val d = driver(_.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()))))
+    try {
+      assert(d.step(rec("v1", "1", 0)) === Nil)
+      assert(d.step(rec("v1", "0", 1)) === Nil)
+      assert(d.step(rec("v2", "1", 1)) === Nil)
+      assert(kvt(d.step(rec("v1", "1", 2))) === Seq(("v1", "1", 2L)))
+      assert(kvt(d.step(rec("tick", "1", 3))) === Seq(("v2", "1", 1L)))
+      assert(d.step(rec("tick", "0", 4)) === Nil)
+    } finally d.stop()
+  }
+
+  test("withTimerReset debounces: the buffer time follows the latest update") {
+    val s = Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()).withTimerReset()
+    val d = driver(_.transform(Suppress("key", "ts", s)))
+    try {
+      assert(d.step(rec("A", "w", 0)) === Nil)
+      assert(d.step(rec("A", "x", 1)) === Nil)
+      assert(d.step(rec("B", "y", 2)) === Nil)
+      assert(kvt(d.step(rec("C", "z", 3))) === Seq(("A", "x", 1L)))
+    } finally d.stop()
+  }
+
+  test("a late record is buffered and let out at once; records below the watermark are not dropped") {
+    val d = driver(_.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()))))
+    try {
+      assert(d.step(rec("A", "w", 10)) === Nil)
+      assert(kvt(d.step(rec("B", "late", 1))) === Seq(("B", "late", 1L)))
+      assert(kvt(d.step(rec("C", "zero", 0))) === Seq(("C", "zero", 0L)))
+    } finally d.stop()
+  }
+
+  test("tombstones are forwarded by untilTimeLimit") {
+    val d = driver(_.transform(
+      Suppress("key", "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded())).withTombstone("deleted")))
+    try {
+      val out = d.step(rec("A", null, 5, deleted = true))
+      assert(out.map(r => (r.getString(0), r.getBoolean(3))) === Seq(("A", true)))
+    } finally d.stop()
+  }
+
+  test("maxRecords with emitEarlyWhenFull evicts the oldest key, ties going to the smaller key") {
+    val s = Suppressed.untilTimeLimit(Duration.ofMillis(Long.MaxValue), BufferConfig.maxRecords(2).emitEarlyWhenFull())
+    val d = onePartition(driver(_.transform(Suppress("key", "ts", s))))
+    try {
+      assert(d.step(rec("A", "w", 0)) === Nil)
+      assert(d.step(rec("A", "x", 1)) === Nil)
+      assert(d.step(rec("B", "y", 2)) === Nil)
+      assert(kvt(d.step(rec("C", "z", 0))) === Seq(("A", "x", 1L)))
+    } finally d.stop()
+  }
+
+  test("shutDownWhenFull stops the query with an error naming the operator, the bound and the counts") {
+    val s = Suppressed.untilTimeLimit(Duration.ofMillis(Long.MaxValue), BufferConfig.maxRecords(1).shutDownWhenFull())
+      .withName("alerts")
+    val d = onePartition(driver(_.transform(Suppress("key", "ts", s))))
+    try {
+      assert(d.step(rec("v1", "1", 0)) === Nil)
+      assert(d.step(rec("v1", "0", 200)) === Nil)
+      val e = intercept[Exception](d.step(rec("v2", "1", 200)))
+      val message = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+      assert(message.contains("alerts buffer exceeded its max capacity. Currently [2/1] records"), message)
+    } finally d.stop()
+  }
+
+  test("untilWindowCloses emits each window once, when end + grace <= stream time, and drops tombstones") {
+    val windowed = StructType(schema.fields :+ StructField("window", StructType(Seq(
+      StructField("start", TimestampType), StructField("end", TimestampType)))))
+    val d = TestDriver(spark, windowed, "ts")
+    val s = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+      .withWindow(WindowColumns.struct("window")).withGrace(ms(1)).withTombstone("deleted")
+    d.start(d.input.transform(s))
+    def w(k: String, v: String, t: Long, start: Long, end: Long, del: Boolean = false) =
+      Row(k, ts(t), v, del, Row(ts(start), ts(end)))
+    try {
+      assert(d.step(w("hey", "7", 99, 99, 100)) === Nil)
+      assert(d.step(w("d1", "7", 100, 100, 101)) === Nil)
+      val out = d.step(w("d2", "7", 101, 101, 102))
+      assert(out.map(r => (r.getString(0), r.getString(2), r.getStruct(4).getTimestamp(1).getTime)) === Seq(("hey", "7", 100L)))
+      assert(d.step(w("gone", null, 50, 0, 100, del = true)) === Nil, "a tombstone is dropped on emit")
+    } finally d.stop()
+  }
+
+  test("a restart from the checkpoint loses and duplicates nothing that was buffered") {
+    val s = Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded()).withName("durable")
+    val d = driver(_.transform(Suppress("key", "ts", s)))
+    try {
+      assert(d.step(rec("a", "1", 0), rec("b", "1", 1)) === Nil)
+      assert(d.step(rec("a", "2", 5)) === Nil)
+      d.restart()
+      assert(d.advance() === Nil)
+      assert(kvt(d.step(rec("c", "1", 10))).sorted === Seq(("a", "2", 5L)))
+      assert(kvt(d.step(rec("c", "2", 30))).sorted === Seq(("b", "1", 1L), ("c", "2", 30L)))
+    } finally d.stop()
+  }
+
+  test("the input must be streaming, watermarked, and name existing columns") {
+    val s = Suppressed.untilTimeLimit(ms(1), BufferConfig.unbounded())
+    val batch = spark.range(1).select(col("id").cast("string").as("key"), col("id").cast("timestamp").as("ts"))
+    assert(intercept[IllegalArgumentException](batch.transform(Suppress("key", "ts", s))).getMessage
+      .contains("is not a streaming DataFrame"))
+    val d = TestDriver(spark, schema, "ts")
+    val raw = org.apache.spark.sql.execution.streaming.runtime.MemoryStream[Row](
+      org.apache.spark.sql.Encoders.row(schema), spark)
+    val noWatermark = raw.toDF()
+    val e1 = intercept[IllegalArgumentException](noWatermark.transform(Suppress("key", "ts", s)))
+    assert(e1.getMessage.contains("has no event-time watermark") && e1.getMessage.contains("withWatermark(\"ts\""), e1.getMessage)
+    val e2 = intercept[IllegalArgumentException](d.input.transform(Suppress("user", "ts", s)))
+    assert(e2.getMessage.contains("key 'user' is not a column of the input"), e2.getMessage)
+    val e3 = intercept[IllegalArgumentException](d.input.transform(Suppress("key", "value", s)))
+    assert(e3.getMessage.contains("timestamp column 'value' must be a timestamp"), e3.getMessage)
+    val e4 = intercept[IllegalArgumentException](d.input.transform(Suppress("key", "ts", s).withGrace(ms(5))))
+    assert(e4.getMessage.contains("grace applies to untilWindowCloses only"), e4.getMessage)
+    val e5 = intercept[IllegalArgumentException](
+      d.input.transform(Suppress("key", "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded())).withGrace(ms(1))))
+    assert(e5.getMessage.contains("untilWindowCloses needs windowed input"), e5.getMessage)
+    val e6 = intercept[IllegalArgumentException](
+      d.input.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(1), BufferConfig.unbounded().spillToDisk()))))
+    assert(e6.getMessage.contains("spark.sql.streaming.stateStore.providerClass"), e6.getMessage)
+    assert(intercept[IllegalArgumentException](Suppressed.untilTimeLimit(ms(-1), BufferConfig.unbounded())).getMessage
+      .contains("timeToWaitForMoreEvents must be >= 0"))
+    assert(intercept[IllegalArgumentException](BufferConfig.maxRecords(-1)).getMessage.contains("maxRecords must be >= 0"))
+  }
+
+  test("metrics are readable for a running query, with Kafka's names") {
+    val s = Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()).withName("metered")
+    val d = driver(_.transform(Suppress("key", "ts", s)))
+    try {
+      d.step(rec("a", "1", 0))
+      d.step(rec("b", "1", 1))
+      d.step(rec("c", "1", 2))
+      val m = MetricsRegistry.forQuery(d.streamingQuery)("metered")
+      assert(m("suppression-emit-total") === 1.0)
+      assert(m("suppression-buffer-count-current") === 2.0)
+      // Sampled after each batch: c was buffered in one batch and a let out in the next, so the peak was 3.
+      assert(m("suppression-buffer-count-max") === 3.0)
+      // 28 per entry + key (1 byte) + value columns: "value" (1 byte) and "deleted" (a boolean, 1 byte).
+      assert(m("suppression-buffer-size-current") === 2.0 * (28 + 1 + 1 + 1))
+    } finally d.stop()
+  }
+}
