@@ -14,11 +14,19 @@ from .errors import (
     SparkSuppressError,
     VersionMismatchError,
 )
+from .operators import metrics, suppress
+from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
 
 __all__ = [
     "__version__",
     "configure",
     "jar_path",
+    "suppress",
+    "metrics",
+    "Suppressed",
+    "BufferConfig",
+    "EagerBufferConfig",
+    "StrictBufferConfig",
     "SparkSuppressError",
     "JarNotFoundError",
     "VersionMismatchError",

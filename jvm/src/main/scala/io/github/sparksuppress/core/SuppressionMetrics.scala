@@ -5,7 +5,7 @@ package io.github.sparksuppress.core
  * the buffer is opened, after every put, and after every eviction pass that evicted something; `avg` and `max`
  * are over all samples taken (Kafka's are over a rolling time window).
  */
-final class SuppressionMetrics {
+class SuppressionMetrics {
   var emitTotal: Long = 0L
   var countCurrent: Long = 0L
   var countMax: Long = 0L

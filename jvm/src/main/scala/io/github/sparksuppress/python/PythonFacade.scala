@@ -1,15 +1,111 @@
 package io.github.sparksuppress.python
 
+import java.time.Duration
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.types.{DataType, StructType}
+
 import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.api._
+import io.github.sparksuppress.spark.MetricsRegistry
+import io.github.sparksuppress.testing.TestDriver
 
 /**
- * The one entry point the Python package calls through py4j. Arguments cross as primitives (strings, millis,
- * JSON) and DataFrames; results come back as DataFrames or plain values.
+ * The one entry point the Python package calls through py4j. Arguments cross as primitives: DataFrames, strings
+ * and JSON documents of plain values (durations in milliseconds); results come back as DataFrames or JSON.
+ * Every configuration is rebuilt here through the public Scala API, so Python gets the same validation.
  */
 object PythonFacade {
+  private val mapper = new ObjectMapper()
 
   def version(): String = RuntimeCompatibility.libraryVersion
 
   /** Fails with a clear message when the JVM runs a Spark or Scala this jar was not built for. */
   def checkRuntime(): Unit = RuntimeCompatibility.check()
+
+  /**
+   * Builds a suppress operator. `specJson` holds: key (list), timestamp, window (null, {"column": c} or
+   * {"start": s, "end": e}), graceMs (null or ms), tombstone (null or column), and suppressed: {mode,
+   * timeLimitMs, bufferTime, clock, name, buffer: {maxRecords, maxBytes, whenFull}} (null bounds = none).
+   */
+  def suppress(df: DataFrame, specJson: String): DataFrame = {
+    val spec = mapper.readTree(specJson)
+    val keys = spec.get("key").elements().asScala.map(_.asText()).toSeq
+    val window = optional(spec, "window").map { w =>
+      if (w.has("column")) WindowColumns.struct(w.get("column").asText())
+      else WindowColumns.startEnd(w.get("start").asText(), w.get("end").asText())
+    }
+    Suppress(
+      key = keys,
+      timestamp = spec.get("timestamp").asText(),
+      suppressed = suppressed(spec.get("suppressed")),
+      window = window,
+      grace = optional(spec, "graceMs").map(g => Duration.ofMillis(g.asLong())),
+      tombstone = optional(spec, "tombstone").map(_.asText())).apply(df)
+  }
+
+  private[python] def suppressed(s: JsonNode): Suppressed = {
+    val buffer = bufferConfig(s.get("buffer"))
+    val base: Suppressed = s.get("mode").asText() match {
+      case "untilTimeLimit" =>
+        var t = Suppressed.untilTimeLimit(Duration.ofMillis(s.get("timeLimitMs").asLong()), buffer)
+          .withClock(SuppressionClock.fromName(optional(s, "clock").map(_.asText()).getOrElse("event")))
+        if (optional(s, "bufferTime").exists(_.asText() == "latest")) t = t.withTimerReset()
+        t
+      case "untilWindowCloses" =>
+        buffer match {
+          case strict: StrictBufferConfig => Suppressed.untilWindowCloses(strict)
+          case eager =>
+            throw new IllegalArgumentException(
+              s"untilWindowCloses accepts only strict buffer configs (unbounded, shutDownWhenFull or spillToDisk); " +
+                s"got $eager, which may emit early.")
+        }
+      case other => throw new IllegalArgumentException(s"unknown suppression mode '$other'")
+    }
+    optional(s, "name").map(n => base.withName(n.asText())).getOrElse(base)
+  }
+
+  private def bufferConfig(b: JsonNode): BufferConfig = {
+    val records = optional(b, "maxRecords").map(_.asLong())
+    val bytes = optional(b, "maxBytes").map(_.asLong())
+    val bounded = records.foldLeft(BufferConfig.unbounded(): BufferConfig)((c, n) => c.withMaxRecords(n))
+    val model = EntrySizeModel.fromName(optional(b, "sizeModel").map(_.asText()).getOrElse("kafka"))
+    val withBytes = bytes.foldLeft(bounded)((c, n) => c.withMaxBytes(n)).withSizeModel(model)
+    b.get("whenFull").asText() match {
+      case "emitEarly" => withBytes.emitEarlyWhenFull()
+      case "shutDown" => withBytes.shutDownWhenFull()
+      case "spillToDisk" => withBytes.spillToDisk()
+      case "unbounded" => BufferConfig.unbounded().withSizeModel(model)
+      case other => throw new IllegalArgumentException(s"unknown buffer-full strategy '$other'")
+    }
+  }
+
+  /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
+  def metrics(query: StreamingQuery): String =
+    mapper.writeValueAsString(MetricsRegistry.forQuery(query).map { case (k, v) => k -> v.asJava }.asJava)
+
+  // ---- testing -------------------------------------------------------------------------------------------
+
+  def testDriver(spark: SparkSession): TestDriver = TestDriver(spark)
+
+  def addInput(driver: TestDriver, name: String, schemaJson: String, timestamp: String, watermarkDelay: String): DataFrame =
+    driver.addInput(name, DataType.fromJson(schemaJson).asInstanceOf[StructType], timestamp, watermarkDelay)
+
+  /** Feeds the rows of a (batch) DataFrame to input `name` as one step; returns what was emitted, as a DataFrame. */
+  def step(driver: TestDriver, name: String, rows: DataFrame): DataFrame =
+    emittedFrame(driver, driver.stepInput(name, rows.collect().toSeq))
+
+  def advance(driver: TestDriver): DataFrame = emittedFrame(driver, driver.advance())
+
+  private def emittedFrame(driver: TestDriver, rows: Seq[org.apache.spark.sql.Row]): DataFrame = {
+    val schema = driver.outputSchema
+    driver.spark.createDataFrame(rows.asJava, schema)
+  }
+
+  private def optional(node: JsonNode, field: String): Option[JsonNode] =
+    Option(node).flatMap(n => Option(n.get(field))).filterNot(_.isNull)
 }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparksuppress.api.SuppressionClock
+import io.github.sparksuppress.api.{EntrySizeModel, SuppressionClock}
 import io.github.sparksuppress.core._
 
 /**
@@ -30,6 +30,7 @@ final case class SuppressParams(
     window: Option[WindowBounds],
     windowEndIsBufferTime: Boolean,
     tombstoneColumn: Option[Int],
+    sizeModel: EntrySizeModel,
     sharded: Boolean,
     epoch: Long)
 
@@ -42,6 +43,7 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
 
   import SuppressFunction._
+  require(p.epoch != NoEpoch)
 
   @transient private lazy val rowCodec = new RowCodec(p.inputSchema)
   private val n = p.inputSchema.length
@@ -51,12 +53,15 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
       case SuppressionClock.EventTime => state.getCurrentWatermarkMs()
       case SuppressionClock.ProcessingTime => state.getCurrentProcessingTimeMs()
     }
-    val suppressor = new Suppressor[Array[Byte], Row](p.spec, isTombstone)(KeyOps.bytes)
+    val samples = if (p.sharded && metrics != null) new AccumulatorSampler(metrics) else new SuppressionMetrics
+    val suppressor = new Suppressor[Array[Byte], Row](p.spec, isTombstone, samples)(KeyOps.bytes)
     val buffer = suppressor.buffer
     val restoredEpoch = state.getOption match {
       case Some(bytes) => SuppressState.read(bytes, buffer, p.explicitName, p.operatorName, rowCodec)
-      case None => p.epoch
+      case None => NoEpoch
     }
+    // Kafka samples a buffer when it is opened: here, the first time this run sees the shard.
+    if (p.sharded && restoredEpoch != p.epoch) suppressor.sample()
     // Entries restored from an earlier run of the query are counted in this run's gauges when first seen.
     val (countBefore, bytesBefore) =
       if (restoredEpoch == p.epoch) (buffer.numRecords.toLong, buffer.sizeBytes) else (0L, 0L)
@@ -87,7 +92,8 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
       }
     }
 
-    if (buffer.isEmpty) state.remove()
+    // An empty shard keeps its (tiny) state so that it is not counted as newly opened again.
+    if (buffer.isEmpty && !p.sharded) state.remove()
     else {
       state.update(SuppressState.write(buffer, p.explicitName, p.epoch, rowCodec))
       val due = suppressor.nextDueStreamTime
@@ -136,16 +142,33 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
   }
 
   private def size(payload: Row): Long = {
-    val window = if (p.window.isDefined) EntrySize.WindowOverhead else 0L
     val value = if (isTombstone(payload)) 0L else EntrySize.ofColumns(payload, p.inputSchema, p.valueColumns)
-    EntrySize.FixedOverhead + EntrySize.ofColumns(payload, p.inputSchema, p.keyColumns) + window + value
+    p.sizeModel match {
+      case EntrySizeModel.ValueBytes => value
+      case EntrySizeModel.Kafka =>
+        val window = if (p.window.isDefined) EntrySize.WindowOverhead else 0L
+        EntrySize.FixedOverhead + EntrySize.ofColumns(payload, p.inputSchema, p.keyColumns) + window + value
+    }
   }
 
   @transient private lazy val BySeq: java.util.Comparator[Row] =
     (a: Row, b: Row) => java.lang.Long.compare(a.getLong(n + 1), b.getLong(n + 1))
 }
 
+/** Forwards the core's per-put and per-eviction samples to the operator's accumulator (Kafka's sampling). */
+private final class AccumulatorSampler(acc: OperatorMetricsAccumulator) extends SuppressionMetrics {
+  override def sample(numRecords: Long, sizeBytes: Long): Unit = {
+    super.sample(numRecords, sizeBytes)
+    acc.sample("buffer-count", numRecords.toDouble)
+    acc.sample("buffer-bytes", sizeBytes.toDouble)
+    acc.max("buffer-count", numRecords)
+    acc.max("buffer-bytes", sizeBytes)
+  }
+}
+
 object SuppressFunction {
+  private val NoEpoch = Long.MinValue
+
   /** Internal columns appended after the user's: the encoded key, the arrival sequence, then the grouping column. */
   val KeyColumn = "__spark_suppress_key"
   val SeqColumn = "__spark_suppress_seq"

@@ -90,11 +90,11 @@ object SuppressPlan {
       Map(
         "suppression-emit-total" -> snap.counters.getOrElse("emitted", 0L).toDouble,
         "suppression-buffer-count-current" -> o.currentGauge(snap, "buffer-count").toDouble,
-        "suppression-buffer-count-avg" -> o.average("buffer-count"),
-        "suppression-buffer-count-max" -> o.maximum("buffer-count"),
+        "suppression-buffer-count-avg" -> snap.averages.getOrElse("buffer-count", o.average("buffer-count")),
+        "suppression-buffer-count-max" -> snap.maxima.get("buffer-count").map(_.toDouble).getOrElse(o.maximum("buffer-count")),
         "suppression-buffer-size-current" -> o.currentGauge(snap, "buffer-bytes").toDouble,
-        "suppression-buffer-size-avg" -> o.average("buffer-bytes"),
-        "suppression-buffer-size-max" -> o.maximum("buffer-bytes"))
+        "suppression-buffer-size-avg" -> snap.averages.getOrElse("buffer-bytes", o.average("buffer-bytes")),
+        "suppression-buffer-size-max" -> snap.maxima.get("buffer-bytes").map(_.toDouble).getOrElse(o.maximum("buffer-bytes")))
     }
 
     val params = SuppressParams(
@@ -109,8 +109,9 @@ object SuppressPlan {
       window = window,
       windowEndIsBufferTime = windowed,
       tombstoneColumn = tombIdx,
+      sizeModel = bc.sizeModel,
       sharded = sharded,
-      epoch = new java.util.Random().nextLong())
+      epoch = nextEpoch())
 
     val keyInputs: Seq[Column] = keyIdx.toSeq.map(i => col(WatermarkBypass.quote(schema.fields(i).name))) ++
       s.window.toSeq.flatMap {
@@ -144,6 +145,12 @@ object SuppressPlan {
       .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(internal.schema))
       .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.BINARY, Encoders.row(schema))
     out.observe(op.observationName, count(lit(1)).as("emitted"))
+  }
+
+  private def nextEpoch(): Long = {
+    var e = 0L
+    while (e == 0L || e == Long.MinValue) e = new java.util.Random().nextLong()
+    e
   }
 
   private def resolveWindow(schema: StructType, w: WindowColumns, operator: String): WindowBounds = w match {

@@ -26,21 +26,38 @@ import org.apache.spark.sql.types.StructType
  * The input carries a watermark on `timestamp` with the given delay ("0 seconds": Kafka's exact timing).
  * [[restart]] stops the query and starts it again from the same checkpoint, to test recovery.
  */
-final class TestDriver private (
-    val spark: SparkSession,
-    val schema: StructType,
-    val timestamp: String,
-    watermarkDelay: String) {
+final class TestDriver private (val spark: SparkSession) {
 
-  private val stream = MemoryStream[Row](Encoders.row(schema), spark)
+  private val streams = scala.collection.mutable.LinkedHashMap.empty[String, (MemoryStream[Row], DataFrame)]
   private val emitted = new ConcurrentLinkedQueue[Row]()
   private var output: DataFrame = _
   private var query: StreamingQuery = _
   private var checkpoint: String = _
-  @volatile private var lastFailure: Throwable = _
 
-  /** The input stream: the schema's columns with a watermark on `timestamp`. */
-  val input: DataFrame = stream.toDF().withWatermark(timestamp, watermarkDelay)
+  /**
+   * Adds an input stream named `name` and returns it: the schema's columns, with a watermark on `timestamp`
+   * (none when `timestamp` is null). Inputs are added before [[start]].
+   */
+  def addInput(name: String, schema: StructType, timestamp: String, watermarkDelay: String): DataFrame = {
+    require(query == null, "add inputs before start()")
+    require(!streams.contains(name), s"input '$name' exists already")
+    val stream = MemoryStream[Row](Encoders.row(schema), spark)
+    val df = if (timestamp == null) stream.toDF() else stream.toDF().withWatermark(timestamp, watermarkDelay)
+    streams(name) = (stream, df)
+    df
+  }
+
+  /** The input stream named `name`. */
+  def input(name: String): DataFrame =
+    streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'; inputs: ${streams.keys.mkString(", ")}"))._2
+
+  /** The only input stream (for drivers with a single input). */
+  def input: DataFrame = single._2
+
+  private def single: (MemoryStream[Row], DataFrame) = {
+    require(streams.size == 1, s"this driver has ${streams.size} inputs; name the one to use")
+    streams.head._2
+  }
 
   /** Starts running `pipeline` (a DataFrame computed from [[input]]), with a fresh checkpoint. */
   def start(pipeline: DataFrame): this.type = {
@@ -52,7 +69,6 @@ final class TestDriver private (
   }
 
   private def run(): Unit = {
-    lastFailure = null
     val sink = emitted
     query = output.writeStream
       .option("checkpointLocation", checkpoint)
@@ -61,17 +77,24 @@ final class TestDriver private (
       .start()
   }
 
-  /** Feeds `rows` as one micro-batch and returns the rows the pipeline emitted while processing it. */
+  /** Feeds `rows` to the only input as one micro-batch and returns the rows emitted while processing it. */
   def step(rows: Row*): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
+    if (rows.nonEmpty) single._1.addData(rows)
+    advance()
+  }
+
+  /** Feeds `rows` to the input named `name` as one micro-batch; returns the rows emitted while processing it. */
+  def stepInput(name: String, rows: Seq[Row]): Seq[Row] = {
+    require(query != null, "start(pipeline) the driver before feeding it")
+    val (stream, _) = streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'"))
     if (rows.nonEmpty) stream.addData(rows)
     advance()
   }
 
   /** Runs whatever is pending (e.g. after a restart) and returns what was emitted. */
   def advance(): Seq[Row] = {
-    try query.processAllAvailable()
-    catch { case e: Throwable => lastFailure = e; throw e }
+    query.processAllAvailable()
     drain()
   }
 
@@ -86,6 +109,12 @@ final class TestDriver private (
     try query.stop() finally query = null
   }
 
+  /** The schema of what the pipeline emits. */
+  def outputSchema: StructType = {
+    require(output != null, "start(pipeline) the driver first")
+    output.schema
+  }
+
   /** The running query, e.g. for `spark_suppress.metrics(query)`. */
   def streamingQuery: StreamingQuery = query
 
@@ -98,8 +127,15 @@ final class TestDriver private (
 }
 
 object TestDriver {
-  def apply(spark: SparkSession, schema: StructType, timestamp: String, watermarkDelay: String = "0 seconds"): TestDriver =
-    new TestDriver(spark, schema, timestamp, watermarkDelay)
+  /** A driver with one input, named "input", watermarked on `timestamp`. */
+  def apply(spark: SparkSession, schema: StructType, timestamp: String, watermarkDelay: String = "0 seconds"): TestDriver = {
+    val d = new TestDriver(spark)
+    d.addInput("input", schema, timestamp, watermarkDelay)
+    d
+  }
+
+  /** A driver without inputs yet: add them with [[TestDriver.addInput]]. */
+  def apply(spark: SparkSession): TestDriver = new TestDriver(spark)
 
   /** Rows of the emitted output, as a Java list (for py4j). */
   private[sparksuppress] def asJava(rows: Seq[Row]): java.util.List[Row] = rows.asJava

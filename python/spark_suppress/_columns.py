@@ -1,0 +1,25 @@
+"""Argument checks shared by the operator wrappers (the JVM checks again, against the real schema)."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Union
+
+Columns = Union[str, Sequence[str]]
+
+
+def column_list(value: Columns, parameter: str) -> List[str]:
+    if isinstance(value, str):
+        names = [value]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        names = list(value)
+    else:
+        raise TypeError(f"{parameter} must be a column name or a list of column names, got {value!r}")
+    if not names or any(not n for n in names):
+        raise ValueError(f"{parameter} must name at least one column, got {value!r}")
+    return names
+
+
+def column_name(value: str, parameter: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{parameter} must be a column name, got {value!r}")
+    return value

@@ -1,0 +1,81 @@
+"""The operators, as functions on PySpark DataFrames. Each crosses to the JVM once, through the facade."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
+
+from ._columns import Columns, column_list, column_name
+from ._durations import Duration, to_millis
+from ._jvm import dataframe_facade, facade, require_classic
+from .suppressed import Suppressed
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.streaming import StreamingQuery
+
+Window = Union[str, Tuple[str, str]]
+
+
+def _wrap(jdf, like: "DataFrame") -> "DataFrame":
+    from pyspark.sql import DataFrame
+
+    return DataFrame(jdf, like.sparkSession)
+
+
+def _window_json(window: Optional[Window]):
+    if window is None:
+        return None
+    if isinstance(window, str):
+        return {"column": window}
+    if isinstance(window, tuple) and len(window) == 2 and all(isinstance(w, str) for w in window):
+        return {"start": window[0], "end": window[1]}
+    raise TypeError(
+        f"window must be a struct column name (as window() produces) or a (start, end) pair of column names, got {window!r}"
+    )
+
+
+def suppress(
+    df: "DataFrame",
+    key: Columns,
+    timestamp: str,
+    suppressed: Suppressed,
+    window: Optional[Window] = None,
+    grace: Optional[Duration] = None,
+    tombstone: Optional[str] = None,
+) -> "DataFrame":
+    """Kafka's ``suppress`` on a streaming DataFrame of updates (a changelog).
+
+    ``key`` names the key column(s), ``timestamp`` the event-time column (with a watermark), ``tombstone`` an
+    optional boolean column marking deletions. ``until_window_closes`` also needs ``window`` (the window struct
+    column, or a ``(start, end)`` pair) and ``grace``. Returns the rows that leave the buffer, with the input's
+    columns; each carries the latest buffered update of its key.
+    """
+    require_classic(df)
+    if not isinstance(suppressed, Suppressed):
+        raise TypeError(f"suppressed must be a Suppressed (Suppressed.until_time_limit(...)), got {suppressed!r}")
+    spec = {
+        "key": column_list(key, "key"),
+        "timestamp": column_name(timestamp, "timestamp"),
+        "window": _window_json(window),
+        "graceMs": None if grace is None else to_millis(grace, "grace"),
+        "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
+        "suppressed": suppressed._to_json(),
+    }
+    jdf = dataframe_facade(df).suppress(df._jdf, json.dumps(spec))
+    return _wrap(jdf, df)
+
+
+def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
+    """Metrics of the spark-suppress operators in a running (or stopped) query, by operator name.
+
+    Names follow Kafka's (``suppression-emit-total``, ``suppression-buffer-count-current``, ...). Operators are
+    found through the query's progress reports, so a query that has not finished a micro-batch yet has none.
+    """
+    require_classic(query)
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("metrics(query) needs the query's SparkSession to be active in this thread")
+    return json.loads(facade(spark).metrics(query._jsq))

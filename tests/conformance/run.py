@@ -1,0 +1,100 @@
+"""Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
+
+Usage: python tests/conformance/run.py [--only SUBSTRING]   (vectors from $CONFORMANCE_DIR, default
+../shared/conformance/vectors). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  # noqa: E402
+
+
+def session():
+    from pyspark.sql import SparkSession
+
+    import spark_suppress as ss
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("spark-suppress-conformance")
+        # One state partition, as the Kafka tests run one task: buffer bounds hold per partition.
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
+    )
+    spark = ss.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def handlers():
+    from tests.conformance import suppress_cases
+
+    table = {"suppress": suppress_cases.run}
+    try:
+        from tests.conformance import emit_cases
+
+        table["emit_strategy"] = emit_cases.run
+    except ImportError:
+        pass
+    try:
+        from tests.conformance import join_cases
+
+        table["grace_join"] = join_cases.run
+    except ImportError:
+        pass
+    return table
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", default=None, help="run only vectors whose id contains this")
+    args = parser.parse_args(argv)
+    directory = vector_dir()
+    vectors = load_vectors(directory)
+    print(f"conformance vectors from {directory}: {len(vectors)}")
+    spark = session()
+    table = handlers()
+    passed = failed = skipped = 0
+    for i, (family, v) in enumerate(vectors):
+        vid = v["id"]
+        if args.only and args.only not in vid:
+            continue
+        started = time.time()
+        handler = table.get(v.get("feature"))
+        try:
+            if handler is None:
+                raise Mismatch(f"no runner for feature {v.get('feature')!r} (from {family})")
+            handler(spark, v, f"v{i}")
+        except Skip as s:
+            skipped += 1
+            print(f"SKIP {vid}: {s}", flush=True)
+            continue
+        except Mismatch as m:
+            failed += 1
+            print(f"FAIL {vid}: {m}", flush=True)
+            continue
+        except Exception as e:  # an unexpected error is a failure with its cause
+            failed += 1
+            print(f"FAIL {vid}: {type(e).__name__}: {str(e)[:500]}", flush=True)
+            if os.environ.get("CONFORMANCE_TRACEBACK"):
+                traceback.print_exc()
+            continue
+        passed += 1
+        print(f"PASS {vid} ({time.time() - started:.1f}s)", flush=True)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    spark.stop()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
