@@ -45,5 +45,22 @@ lazy val root = (project in file("."))
         "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
     Test / baseDirectory := baseDirectory.value,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    // Spark is compiled against unmanaged jars (above); the published POM still declares it, as "provided".
+    pomPostProcess := { (node: scala.xml.Node) =>
+      val spark =
+        <dependency>
+          <groupId>org.apache.spark</groupId>
+          <artifactId>spark-sql_2.13</artifactId>
+          <version>{sparkVersion}</version>
+          <scope>provided</scope>
+        </dependency>
+      new scala.xml.transform.RuleTransformer(new scala.xml.transform.RewriteRule {
+        override def transform(n: scala.xml.Node): Seq[scala.xml.Node] = n match {
+          case e: scala.xml.Elem if e.label == "dependencies" => e.copy(child = e.child ++ spark)
+          case other => other
+        }
+      }).transform(node).head
+    },
+    licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0")),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
   )

@@ -1,7 +1,7 @@
 package io.github.sparksuppress.spark
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Join}
 import org.apache.spark.sql.types.{BooleanType, DataType, StructType, TimestampNTZType, TimestampType}
 
 /** Finding and checking the columns an operator is given, with errors that name the parameter and the fix. */
@@ -62,6 +62,29 @@ private[sparksuppress] object InputColumns {
           "lateness allowance on top of the grace period).")
     }
   }
+
+  /**
+   * Event-time operators cannot follow another stateful operator in the same query: Spark keeps one watermark per
+   * query, and a stateful operator passes none downstream (Spark refuses such queries when they start, or, with its
+   * check disabled, the downstream operator's timers stop advancing). Say so when the operator is built.
+   */
+  def requireNoUpstreamStatefulOperator(df: DataFrame, operator: String): Unit = {
+    val stateful = df.queryExecution.analyzed.collectFirst {
+      case j: Join if j.left.isStreaming && j.right.isStreaming => "a stream-stream join"
+      case p if p.isStreaming && StatefulNodeNames.contains(p.nodeName) => p.nodeName
+    }
+    stateful.foreach { name =>
+      throw new IllegalArgumentException(
+        s"$operator: its input already contains a stateful streaming operator ($name). Spark keeps one event-time " +
+          "watermark per query and stateful operators pass none downstream, so an event-time operator cannot follow " +
+          "another in the same query. Write the upstream result to a sink (e.g. a Kafka topic or table) and read it " +
+          "with a second query that applies this operator.")
+    }
+  }
+
+  private val StatefulNodeNames = Set(
+    "Aggregate", "Deduplicate", "DeduplicateWithinWatermark", "FlatMapGroupsWithState", "FlatMapGroupsInPandasWithState",
+    "TransformWithState", "TransformWithStateInPySpark")
 
   def distinct(names: Seq[String], parameter: String, operator: String): Unit = {
     val dup = names.groupBy(_.toLowerCase).collect { case (_, vs) if vs.size > 1 => vs.head }

@@ -25,6 +25,7 @@ object SuppressPlan {
     val name = s.suppressed.name.getOrElse(s"suppress-${unnamed.incrementAndGet()}")
     val operator = s"suppress '$name'"
     InputColumns.requireStreaming(df, "the input", operator)
+    InputColumns.requireNoUpstreamStatefulOperator(df, operator)
     if (s.key == null || s.key.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(s.key, "key", operator)
 

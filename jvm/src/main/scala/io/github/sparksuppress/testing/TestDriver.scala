@@ -7,7 +7,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.apache.spark.sql.catalyst.plans.logical.FlatMapGroupsWithState
+import org.apache.spark.sql.streaming.{GroupStateTimeout, StreamingQuery, StreamingQueryListener, Trigger}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -25,11 +26,17 @@ import org.apache.spark.sql.types.StructType
  *
  * The input carries a watermark on `timestamp` with the given delay ("0 seconds": Kafka's exact timing).
  * [[restart]] stops the query and starts it again from the same checkpoint, to test recovery.
+ *
+ * A pipeline with processing-time timers (e.g. a wall-clock time limit) never runs out of batches, since Spark runs
+ * one per trigger to check those timers; for it a step waits until the batch holding its rows has completed.
  */
 final class TestDriver private (val spark: SparkSession) {
 
   private val streams = scala.collection.mutable.LinkedHashMap.empty[String, (MemoryStream[Row], DataFrame)]
   private val emitted = new ConcurrentLinkedQueue[Row]()
+  private val progress = new TestDriver.ProgressCounter
+  private var rowsAdded = 0L
+  private var processingTimeTimers = false
   private var output: DataFrame = _
   private var query: StreamingQuery = _
   private var checkpoint: String = _
@@ -63,7 +70,12 @@ final class TestDriver private (val spark: SparkSession) {
   def start(pipeline: DataFrame): this.type = {
     require(query == null, "the driver is already started; stop() it first")
     output = pipeline
+    processingTimeTimers = pipeline.queryExecution.analyzed.exists {
+      case f: FlatMapGroupsWithState => f.timeout == GroupStateTimeout.ProcessingTimeTimeout()
+      case _ => false
+    }
     checkpoint = Files.createTempDirectory("spark-suppress-test-driver").toString
+    spark.streams.addListener(progress)
     run()
     this
   }
@@ -72,7 +84,7 @@ final class TestDriver private (val spark: SparkSession) {
     val sink = emitted
     query = output.writeStream
       .option("checkpointLocation", checkpoint)
-      .trigger(Trigger.ProcessingTime(0L))
+      .trigger(Trigger.ProcessingTime(if (processingTimeTimers) 20L else 0L))
       .foreachBatch { (batch: DataFrame, _: Long) => batch.collect().foreach(sink.add); () }
       .start()
   }
@@ -80,7 +92,7 @@ final class TestDriver private (val spark: SparkSession) {
   /** Feeds `rows` to the only input as one micro-batch and returns the rows emitted while processing it. */
   def step(rows: Row*): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
-    if (rows.nonEmpty) single._1.addData(rows)
+    if (rows.nonEmpty) { single._1.addData(rows); rowsAdded += rows.size }
     advance()
   }
 
@@ -88,13 +100,14 @@ final class TestDriver private (val spark: SparkSession) {
   def stepInput(name: String, rows: Seq[Row]): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
     val (stream, _) = streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'"))
-    if (rows.nonEmpty) stream.addData(rows)
+    if (rows.nonEmpty) { stream.addData(rows); rowsAdded += rows.size }
     advance()
   }
 
   /** Runs whatever is pending (e.g. after a restart) and returns what was emitted. */
   def advance(): Seq[Row] = {
-    query.processAllAvailable()
+    if (processingTimeTimers) progress.awaitInputRows(query, rowsAdded)
+    else query.processAllAvailable()
     drain()
   }
 
@@ -106,7 +119,11 @@ final class TestDriver private (val spark: SparkSession) {
   }
 
   def stop(): Unit = if (query != null) {
-    try query.stop() finally query = null
+    try query.stop()
+    finally {
+      query = null
+      spark.streams.removeListener(progress)
+    }
   }
 
   /** The schema of what the pipeline emits. */
@@ -127,6 +144,31 @@ final class TestDriver private (val spark: SparkSession) {
 }
 
 object TestDriver {
+
+  /** Counts the input rows of completed batches per query, so that a step can wait for its batch to finish. */
+  private final class ProgressCounter extends StreamingQueryListener {
+    private val rows = new java.util.concurrent.ConcurrentHashMap[java.util.UUID, java.lang.Long]()
+
+    override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
+    override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = synchronized(notifyAll())
+    override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit = synchronized {
+      rows.merge(event.progress.id, event.progress.numInputRows, (a, b) => a + b)
+      notifyAll()
+    }
+
+    /** Waits until the query's batches have consumed `target` input rows in total (or the query failed). */
+    def awaitInputRows(query: StreamingQuery, target: Long): Unit = synchronized {
+      val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
+      while (rows.getOrDefault(query.id, 0L) < target) {
+        query.exception.foreach(e => throw e)
+        if (!query.isActive) throw new IllegalStateException("the query stopped before processing the step's rows")
+        val left = (deadline - System.nanoTime()) / 1000000
+        if (left <= 0) throw new IllegalStateException(s"the step's rows were not processed within 120 s")
+        wait(math.min(left, 1000L))
+      }
+    }
+  }
+
   /** A driver with one input, named "input", watermarked on `timestamp`. */
   def apply(spark: SparkSession, schema: StructType, timestamp: String, watermarkDelay: String = "0 seconds"): TestDriver = {
     val d = new TestDriver(spark)

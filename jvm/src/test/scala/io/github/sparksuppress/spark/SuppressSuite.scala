@@ -176,4 +176,24 @@ class SuppressSuite extends SparkSessionSuite {
       assert(m("suppression-buffer-size-current") === 2.0 * (28 + 1 + 1 + 1))
     } finally d.stop()
   }
+
+  test("an operator following another stateful operator in the same query is refused with the way out") {
+    val first = Suppress("key", "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded()))
+    val second = Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()))
+    val d = TestDriver(spark, schema, "ts")
+    val e = intercept[IllegalArgumentException](d.input.transform(first).transform(second))
+    assert(e.getMessage.contains("already contains a stateful streaming operator (FlatMapGroupsWithState)"), e.getMessage)
+    assert(e.getMessage.contains("read it with a second query"), e.getMessage)
+    val counted = d.input.groupBy(col("key")).count()
+    assert(intercept[IllegalArgumentException](
+      counted.select(col("key"), org.apache.spark.sql.functions.current_timestamp().as("ts")).transform(first))
+      .getMessage.contains("(Aggregate)"))
+  }
+
+  test("the Scala implicit syntax applies the operator") {
+    import io.github.sparksuppress.implicits._
+    val d = driver(_.suppress(Seq("key"), "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded())))
+    try assert(kvt(d.step(rec("a", "1", 3))) === Seq(("a", "1", 3L)))
+    finally d.stop()
+  }
 }

@@ -1,0 +1,275 @@
+"""The Python suppress API: behaviour through the real operator, and every validation error."""
+
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+import spark_suppress as ss
+from spark_suppress.testing import TestDriver
+
+from conftest import run_python
+
+SCHEMA = "key STRING, ts TIMESTAMP, value STRING, deleted BOOLEAN"
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+def at(ms: int) -> datetime:
+    return T0 + timedelta(milliseconds=ms)
+
+
+def ms_of(dt: datetime) -> int:
+    if dt.tzinfo is None:  # PySpark returns naive datetimes in the session time zone (UTC in these tests)
+        dt = dt.replace(tzinfo=timezone.utc)
+    return int((dt - T0) / timedelta(milliseconds=1))
+
+
+def kvt(rows):
+    return [(r["key"], r["value"], ms_of(r["ts"])) for r in rows]
+
+
+@contextmanager
+def driver_for(spark, build, schema=SCHEMA):
+    d = TestDriver(spark, schema, timestamp="ts")
+    d.start(build(d.input))
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+@contextmanager
+def one_partition(spark):
+    """Buffer bounds hold per state partition; one partition reproduces Kafka's single-task tests."""
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+
+
+def test_until_time_limit_is_non_resetting_and_emits_the_latest_update(spark):
+    s = ss.Suppressed.until_time_limit(timedelta(milliseconds=2), ss.BufferConfig.unbounded())
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        assert d.step([("v1", at(0), "1", False)]) == []
+        assert d.step([("v1", at(1), "0", False)]) == []
+        assert d.step([("v2", at(1), "1", False)]) == []
+        assert kvt(d.step([("v1", at(2), "1", False)])) == [("v1", "1", 2)]
+        assert kvt(d.step([("tick", at(3), "1", False)])) == [("v2", "1", 1)]
+
+
+def test_with_timer_reset_debounces(spark):
+    s = ss.Suppressed.until_time_limit(2, ss.BufferConfig.unbounded()).with_timer_reset()
+    with driver_for(spark, lambda df: ss.suppress(df, key=["key"], timestamp="ts", suppressed=s)) as d:
+        d.step([("A", at(0), "w", False)])
+        d.step([("A", at(1), "x", False)])
+        assert d.step([("B", at(2), "y", False)]) == []
+        assert kvt(d.step([("C", at(3), "z", False)])) == [("A", "x", 1)]
+
+
+def test_tombstones_are_forwarded_by_until_time_limit(spark):
+    s = ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded())
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s, tombstone="deleted")) as d:
+        out = d.step([("A", at(5), None, True)])
+        assert [(r["key"], r["deleted"]) for r in out] == [("A", True)]
+
+
+def test_until_window_closes_with_a_window_struct(spark):
+    schema = SCHEMA + ", window STRUCT<start: TIMESTAMP, end: TIMESTAMP>"
+    s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name("final-windows")
+
+    def build(df):
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window="window", grace=1, tombstone="deleted")
+
+    with driver_for(spark, build, schema) as d:
+        assert d.step([("hey", at(99), "7", False, (at(99), at(100)))]) == []
+        assert d.step([("d1", at(100), "7", False, (at(100), at(101)))]) == []
+        out = d.step([("d2", at(101), "7", False, (at(101), at(102)))])
+        assert [(r["key"], ms_of(r["window"]["end"])) for r in out] == [("hey", 100)]
+
+
+def test_until_window_closes_with_start_and_end_columns(spark):
+    schema = SCHEMA + ", wstart TIMESTAMP, wend TIMESTAMP"
+    s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
+
+    def build(df):
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window=("wstart", "wend"), grace=timedelta(0))
+
+    with driver_for(spark, build, schema) as d:
+        assert d.step([("hey", at(5), "7", False, at(0), at(100))]) == []
+        assert kvt(d.step([("other", at(100), "7", False, at(100), at(200))])) == [("hey", "7", 5)]
+
+
+def test_max_records_emit_early_evicts_the_oldest(spark):
+    s = ss.Suppressed.until_time_limit(ss._durations.FOREVER_MS, ss.BufferConfig.max_records(2).emit_early_when_full())
+    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        d.step([("A", at(0), "w", False)])
+        d.step([("A", at(1), "x", False)])
+        d.step([("B", at(2), "y", False)])
+        assert kvt(d.step([("C", at(3), "z", False)])) == [("A", "x", 1)]
+
+
+def test_max_bytes_counts_kafka_sizes(spark):
+    # Kafka's estimate: 28 + key + value columns ("value" and the boolean "deleted"): 28 + 1 + 2 + 1 = 32 per entry.
+    s = ss.Suppressed.until_time_limit(
+        ss._durations.FOREVER_MS, ss.BufferConfig.max_bytes(64).emit_early_when_full()
+    )
+    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        assert d.step([("A", at(0), "xx", False)]) == []
+        assert d.step([("B", at(1), "yy", False)]) == []
+        assert kvt(d.step([("C", at(2), "zz", False)])) == [("A", "xx", 0)]
+
+
+def test_shut_down_when_full_stops_the_query_naming_the_operator(spark):
+    s = (
+        ss.Suppressed.until_time_limit(ss._durations.FOREVER_MS, ss.BufferConfig.max_records(1).shut_down_when_full())
+        .with_name("alerts")
+    )
+    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        d.step([("v1", at(0), "1", False)])
+        with pytest.raises(Exception, match=r"alerts buffer exceeded its max capacity. Currently \[2/1\] records"):
+            d.step([("v2", at(1), "1", False)])
+
+
+def test_buffered_records_survive_a_restart(spark):
+    s = ss.Suppressed.until_time_limit(10, ss.BufferConfig.unbounded()).with_name("durable-py")
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        d.step([("a", at(0), "1", False), ("b", at(1), "1", False)])
+        d.restart()
+        assert d.advance() == []
+        assert sorted(kvt(d.step([("c", at(11), "1", False)]))) == [("a", "1", 0), ("b", "1", 1)]
+
+
+def test_processing_time_clock(spark):
+    # Wall-clock limits are not deterministic, so only their two certain outcomes are asserted: a zero limit lets
+    # every update out in its own batch, and a one-day limit holds everything for the length of this test.
+    zero = ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded(), clock="processing")
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=zero)) as d:
+        assert kvt(d.step([("a", at(0), "1", False)])) == [("a", "1", 0)]
+    day = ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded(), clock="processing")
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=day)) as d:
+        assert d.step([("a", at(0), "1", False)]) == []
+        assert d.step([("a", at(10**9), "2", False)]) == []
+
+
+def test_metrics_report_kafka_names(spark):
+    s = ss.Suppressed.until_time_limit(2, ss.BufferConfig.unbounded()).with_name("metered-py")
+    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+        d.step([("a", at(0), "1", False)])
+        d.step([("b", at(1), "1", False)])
+        d.step([("c", at(2), "1", False)])
+        m = ss.metrics(d.query)["metered-py"]
+        assert m["suppression-emit-total"] == 1.0
+        assert m["suppression-buffer-count-current"] == 2.0
+        assert set(m) >= {
+            "suppression-buffer-count-avg", "suppression-buffer-count-max",
+            "suppression-buffer-size-current", "suppression-buffer-size-avg", "suppression-buffer-size-max",
+        }
+
+
+# ---- validation: Python side -------------------------------------------------------------------------------------
+
+
+def test_config_validation_in_python():
+    with pytest.raises(ValueError, match="time_to_wait_for_more_events must be >= 0"):
+        ss.Suppressed.until_time_limit(timedelta(seconds=-1), ss.BufferConfig.unbounded())
+    with pytest.raises(TypeError, match="time_to_wait_for_more_events must be a datetime.timedelta or an int"):
+        ss.Suppressed.until_time_limit("1s", ss.BufferConfig.unbounded())
+    with pytest.raises(TypeError, match="buffer_config must be a BufferConfig"):
+        ss.Suppressed.until_time_limit(1, 5)
+    with pytest.raises(ValueError, match="clock must be 'event' or 'processing'"):
+        ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded(), clock="wall")
+    with pytest.raises(ValueError, match="max_records must be >= 0"):
+        ss.BufferConfig.max_records(-1)
+    with pytest.raises(TypeError, match="max_bytes must be an int"):
+        ss.BufferConfig.max_bytes(1.5)
+    with pytest.raises(TypeError, match="accepts only strict buffer configs"):
+        ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(10).emit_early_when_full())
+    with pytest.raises(ValueError, match="name must be a non-empty string"):
+        ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name(" ")
+    with pytest.raises(ValueError, match="with_timer_reset applies to until_time_limit only"):
+        ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_timer_reset()
+    with pytest.raises(ValueError, match="size model must be"):
+        ss.BufferConfig.max_bytes(10).with_size_model("bits")
+
+
+def test_buffer_configs_are_immutable_and_typed():
+    eager = ss.BufferConfig.max_records(5)
+    assert isinstance(eager, ss.EagerBufferConfig)
+    strict = eager.shut_down_when_full()
+    assert isinstance(strict, ss.StrictBufferConfig) and strict.max_records_bound == 5
+    assert eager.when_full == "emitEarly"  # unchanged by the copy
+    assert isinstance(ss.BufferConfig.unbounded().with_max_bytes(10), ss.StrictBufferConfig)
+    assert isinstance(strict.with_max_bytes(3), ss.StrictBufferConfig)
+    assert isinstance(ss.BufferConfig.max_bytes(3).with_no_bound(), ss.StrictBufferConfig)
+    # a strict config is accepted for final results
+    ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(3).shut_down_when_full())
+
+
+# ---- validation: JVM side, at build time ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stream(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    return d.input
+
+
+LIMIT = ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded())
+
+
+def test_missing_and_mistyped_columns(stream):
+    with pytest.raises(IllegalArgumentException, match="key 'user' is not a column of the input"):
+        ss.suppress(stream, key="user", timestamp="ts", suppressed=LIMIT)
+    with pytest.raises(IllegalArgumentException, match="timestamp column 'value' must be a timestamp"):
+        ss.suppress(stream, key="key", timestamp="value", suppressed=LIMIT)
+    with pytest.raises(IllegalArgumentException, match="tombstone column 'value' must be a boolean"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=LIMIT, tombstone="value")
+    with pytest.raises(TypeError, match="key must be a column name or a list of column names"):
+        ss.suppress(stream, key=3, timestamp="ts", suppressed=LIMIT)
+    with pytest.raises(TypeError, match="window must be a struct column name"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=LIMIT, window=("a",))
+
+
+def test_mode_specific_arguments(stream):
+    with pytest.raises(IllegalArgumentException, match="grace applies to untilWindowCloses only"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=LIMIT, grace=5)
+    final = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
+    with pytest.raises(IllegalArgumentException, match="untilWindowCloses needs windowed input"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=final, grace=0)
+    with pytest.raises(ValueError, match="grace must be >= 0"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=final, grace=-1)
+    with pytest.raises(TypeError, match="suppressed must be a Suppressed"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=ss.BufferConfig.unbounded())
+
+
+def test_spill_to_disk_requires_rocksdb(stream):
+    spill = ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded().spill_to_disk())
+    with pytest.raises(IllegalArgumentException, match="RocksDBStateStoreProvider"):
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=spill)
+
+
+def test_input_must_be_streaming_and_watermarked(spark):
+    batch = spark.range(1).select(F.col("id").cast("string").alias("key"), F.current_timestamp().alias("ts"))
+    with pytest.raises(IllegalArgumentException, match="is not a streaming DataFrame"):
+        ss.suppress(batch, key="key", timestamp="ts", suppressed=LIMIT)
+    unwatermarked = spark.readStream.format("rate").load().select(F.col("value").cast("string").alias("key"), "timestamp")
+    with pytest.raises(IllegalArgumentException, match=r'has no event-time watermark.*withWatermark\("timestamp"'):
+        ss.suppress(unwatermarked, key="key", timestamp="timestamp", suppressed=LIMIT)
+
+
+def test_spark_connect_sessions_are_refused_with_a_clear_error():
+    result = run_python(
+        "from pyspark.sql import SparkSession\n"
+        "import spark_suppress as ss\n"
+        "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
+        "try:\n"
+        "    ss.suppress(spark.range(1), key='id', timestamp='id',\n"
+        "                suppressed=ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded()))\n"
+        "except ss.ClassicSessionRequiredError as e:\n"
+        "    print('ERR:' + str(e))\n"
+        "spark.stop()\n"
+    )
+    assert "ERR:spark_suppress needs a classic PySpark session" in result.stdout, result.stderr[-3000:]
