@@ -49,7 +49,7 @@ demo: jar
 
 wheel: jar
 	rm -rf dist python/build
-	$(PIP) wheel -q --no-deps --no-build-isolation -w dist python
+	$(PIP) wheel -q --no-deps --no-build-isolation -w dist ./python
 	@ls dist/*.whl
 
 publish-local: venv

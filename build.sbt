@@ -57,6 +57,9 @@ lazy val root = (project in file("."))
       new scala.xml.transform.RuleTransformer(new scala.xml.transform.RewriteRule {
         override def transform(n: scala.xml.Node): Seq[scala.xml.Node] = n match {
           case e: scala.xml.Elem if e.label == "dependencies" => e.copy(child = e.child ++ spark)
+          // Users' Spark brings its Scala library: the jar needs it, but must not pull in a copy of its own.
+          case e: scala.xml.Elem if e.label == "dependency" && (e \ "artifactId").text == "scala-library" =>
+            e.copy(child = e.child ++ <scope>provided</scope>)
           case other => other
         }
       }).transform(node).head
