@@ -1,0 +1,282 @@
+package io.github.sparksuppress.spark
+
+import java.util.concurrent.atomic.AtomicInteger
+
+import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, KeyValueGroupedDataset, Row}
+import org.apache.spark.sql.api.java.UDF1
+import org.apache.spark.sql.functions.{col, count, lit, max, struct, udf}
+import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.api._
+import io.github.sparksuppress.core._
+
+/**
+ * Builds the Spark plan of a [[StreamTableJoin]]: two `flatMapGroupsWithState` operators in one query.
+ *
+ * Kafka's join keeps two clocks per task, across all its keys: the table's observed stream time (which writes
+ * are accepted, which lookups are expired) and the grace buffer's stream time (when buffered records are
+ * released). So the first operator, grouped by shard (one per state partition, like Kafka's tasks), holds only
+ * those clocks and the grace buffer ([[JoinSequenceFunction]]); it emits the accepted table writes and the
+ * stream records to join, in Kafka's order. The second, grouped by key, holds each key's version history and
+ * joins ([[JoinLookupFunction]]): a micro-batch rewrites only the keys it touches, and a shard's state stays
+ * bounded by the grace period times the stream's rate.
+ *
+ * Neither operator uses event-time timeouts: Spark refuses any stateful operator after one that does (its
+ * global-watermark correctness check), and the join needs none, since buffered records are released by later
+ * stream records, as in Kafka. For the same reason no watermark is needed on either input.
+ */
+object StreamTableJoinPlan {
+  import StreamTableJoinLayout._
+
+  private val unnamed = new AtomicInteger()
+
+  def build(stream: DataFrame, j: StreamTableJoin): DataFrame = {
+    RuntimeCompatibility.check()
+    if (j.table == null) throw new IllegalArgumentException("stream-table join: table must not be null.")
+    if (j.joined == null) throw new IllegalArgumentException("stream-table join: joined must not be null; use Joined.inner() or Joined.left().")
+    val name = j.joined.name.getOrElse(s"join-${unnamed.incrementAndGet()}")
+    val operator = s"stream-table join '$name'"
+    val table = j.table
+    InputColumns.requireStreaming(stream, "the stream", operator)
+    InputColumns.requireStreaming(table.changelog, "the table changelog", operator)
+    if (j.on == null || j.on.isEmpty) throw new IllegalArgumentException(s"$operator: on must name at least one key column.")
+    InputColumns.distinct(j.on, "on", operator)
+
+    val streamSchema = unmarked(stream.schema)
+    val tableSchema = unmarked(table.changelog.schema)
+    val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray
+    val tableKeys = j.on.map(k => InputColumns.index(tableSchema, k, "key (on, table side)", operator)).toArray
+    streamKeys.zip(tableKeys).foreach { case (s, t) =>
+      val (sf, tf) = (streamSchema.fields(s), tableSchema.fields(t))
+      KeyEncoding.requireGroupable(sf.dataType, sf.name)
+      if (sf.dataType != tf.dataType) {
+        throw new IllegalArgumentException(
+          s"$operator: key column '${sf.name}' is ${sf.dataType.simpleString} on the stream side but " +
+            s"${tf.dataType.simpleString} on the table side; both sides need the same key type. Cast one side, " +
+            s"e.g. col(\"${tf.name}\").cast(\"${sf.dataType.simpleString}\").")
+      }
+    }
+    val streamTs = InputColumns.index(streamSchema, j.streamTimestamp, "stream timestamp", operator)
+    InputColumns.requireTimestamp(streamSchema, streamTs, "stream timestamp", operator)
+    val tableTs = InputColumns.index(tableSchema, table.timestamp, "table timestamp", operator)
+    InputColumns.requireTimestamp(tableSchema, tableTs, "table timestamp", operator)
+    val tombstone = table.tombstone.map { t =>
+      val i = InputColumns.index(tableSchema, t, "tombstone", operator)
+      InputColumns.requireBoolean(tableSchema, i, "tombstone", operator)
+      i
+    }
+    if (streamKeys.contains(streamTs)) {
+      throw new IllegalArgumentException(s"$operator: key column '${streamSchema.fields(streamTs).name}' is also the stream timestamp.")
+    }
+    (tombstone.toSeq :+ tableTs).find(tableKeys.contains).foreach { i =>
+      throw new IllegalArgumentException(
+        s"$operator: key column '${tableSchema.fields(i).name}' is also the table's timestamp or tombstone column.")
+    }
+    val tableValues = tableSchema.indices.filterNot(i => tableKeys.contains(i) || i == tableTs || tombstone.contains(i)).toArray
+    val tableValueSchema = StructType(tableValues.map(tableSchema.fields))
+    val clashes = tableValueSchema.fieldNames.filter(n => streamSchema.fieldNames.exists(_.equalsIgnoreCase(n)))
+    if (clashes.nonEmpty) {
+      throw new IllegalArgumentException(
+        s"$operator: the output would have two columns named ${clashes.mkString("'", "', '", "'")} (a stream column " +
+          "and a table value column). Rename one side first, e.g. table.withColumnRenamed(\"" + clashes.head +
+          "\", \"table_" + clashes.head + "\").")
+    }
+    streamSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+    tableValueSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+
+    val spec = joinSpec(name, j, operator)
+    val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
+    val params = JoinParams(name, j.joined.name, spec, streamSchema, tableValueSchema, streamKeys, streamValues)
+    val op = registerMetrics(stream, name)
+
+    val keyEncoder = KeyEncoding.encoder(StructType(streamKeys.map(streamSchema.fields)))
+    val shards = ShardKeys.forPartitions(stream.sparkSession.sessionState.conf.numShufflePartitions)
+    val columns = new SideColumns(keyEncoder, shards)
+    val streamSide = stream.select(
+      columns.side(StreamSide, streamSchema, j.on, streamSchema(streamTs).name,
+        streamRow = struct(streamSchema.fieldNames.toSeq.map(quoted): _*),
+        valueNull = allNull(streamValues.toSeq.map(i => streamSchema.fields(i).name)),
+        tableRow = lit(null).cast(tableValueSchema),
+        tombstone = lit(null).cast(BooleanType)): _*)
+    val tableSide = table.changelog.select(
+      columns.side(TableSide, tableSchema, j.on, tableSchema(tableTs).name,
+        streamRow = lit(null).cast(streamSchema),
+        valueNull = lit(false),
+        tableRow = struct(tableValueSchema.fieldNames.toSeq.map(quoted): _*),
+        tombstone = tombstone.map(i => quoted(tableSchema.fields(i).name)).getOrElse(lit(null).cast(BooleanType))): _*)
+    val unioned = streamSide.union(tableSide)
+
+    val sequenceOut = Out.schema(streamSchema, tableValueSchema)
+    val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
+    val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
+    val seed = table.initialVersions.map(v => new InitialVersions(v, table, tableSchema, j.on, tableValueSchema, operator))
+    val sequenced = seed.flatMap(_.shardState(columns, name, j.joined.name, spec)) match {
+      case Some(initial) =>
+        shardGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), initial)(sequenceFn)(
+          Encoders.BINARY, Encoders.row(sequenceOut))
+      case None =>
+        shardGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(sequenceFn)(
+          Encoders.BINARY, Encoders.row(sequenceOut))
+    }
+
+    val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
+    val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
+    val lookupFn = new JoinLookupFunction(params, op.accumulator)
+    val joined = seed.map(_.keyState(columns, j.joined.name, spec)) match {
+      case Some(initial) =>
+        keyGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), initial)(lookupFn)(
+          Encoders.BINARY, Encoders.row(outputSchema))
+      case None =>
+        keyGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(lookupFn)(
+          Encoders.BINARY, Encoders.row(outputSchema))
+    }
+    joined.observe(op.observationName, count(lit(1)).as("emitted"))
+  }
+
+  private def joinSpec(name: String, j: StreamTableJoin, operator: String): StreamTableJoinSpec = {
+    val grace = j.joined.gracePeriod.map(Durations.millis("gracePeriod", _))
+    val retention = j.table.historyRetention.map(Durations.millis("historyRetention", _))
+    (grace, retention) match {
+      case (Some(g), None) =>
+        throw new IllegalArgumentException(
+          s"$operator: ${StreamTableJoinSpec.GraceNeedsVersionedTable} The grace period is ${g} ms but the table " +
+            "is not versioned: give it a history retention at least as long as the grace period " +
+            "(ChangelogTable.versioned(changelog, timestamp, historyRetention); history_retention= in Python), or " +
+            "drop the grace period.")
+      case (Some(g), Some(r)) if g > r =>
+        throw new IllegalArgumentException(
+          s"$operator: ${StreamTableJoinSpec.GraceExceedsHistory} The grace period is $g ms but the table's " +
+            s"history retention is $r ms; raise the history retention to at least $g ms or shorten the grace period.")
+      case _ =>
+    }
+    StreamTableJoinSpec(name, j.joined.joinType, grace, retention)
+  }
+
+  private def registerMetrics(stream: DataFrame, name: String): MetricsRegistry.Operator =
+    MetricsRegistry.register(stream.sparkSession, "join", name, Seq("grace-buffer-count", "grace-buffer-bytes")) { (snap, o) =>
+      def counter(n: String) = snap.counters.getOrElse(n, 0L).toDouble
+      def gauge(prefix: String, g: String) = Map(
+        s"$prefix-current" -> o.currentGauge(snap, g).toDouble,
+        s"$prefix-avg" -> snap.averages.getOrElse(g, o.average(g)),
+        s"$prefix-max" -> snap.maxima.get(g).map(_.toDouble).getOrElse(o.maximum(g)))
+      Map(
+        "join-emit-total" -> counter("emitted"),
+        "dropped-records-total" ->
+          (counter("dropped-null-key-or-value") + counter("expired-table-writes") + counter("dropped-null-table-key")),
+        "dropped-null-key-or-value-total" -> counter("dropped-null-key-or-value"),
+        "expired-table-writes-total" -> counter("expired-table-writes"),
+        "dropped-null-table-key-total" -> counter("dropped-null-table-key"),
+        "late-records-joined-total" -> counter("late-joined")) ++
+        gauge("grace-buffer-count", "grace-buffer-count") ++ gauge("grace-buffer-size", "grace-buffer-bytes")
+    }
+
+  private def unmarked(schema: StructType): StructType =
+    StructType(schema.fields.map(f => f.copy(metadata = WatermarkBypass.withoutMarker(f.metadata))))
+
+  private def quoted(name: String): Column = col(WatermarkBypass.quote(name))
+
+  /** True when every one of `names` is null; false when there are none (a row without value columns is not null). */
+  private def allNull(names: Seq[String]): Column =
+    if (names.isEmpty) lit(false) else names.map(n => quoted(n).isNull).reduce(_ && _)
+
+  /** The columns of one side's rows in the sequencer's input ([[StreamTableJoinLayout.In]]). */
+  private[spark] final class SideColumns(keyEncoder: KeyEncoding.Encoder, shards: Array[Array[Byte]]) {
+    private val keyBytes = udf(new KeyBytesUdf(keyEncoder, 0, windowed = false), BinaryType)
+    private val shardOf = udf(new ShardUdf(shards), BinaryType)
+    private val millis = udf(new EventMillisUdf, LongType)
+
+    def key(on: Seq[String]): Column = keyBytes(struct(on.map(quoted): _*))
+    def keyNull(on: Seq[String]): Column = on.map(k => quoted(k).isNull).reduce(_ || _)
+    def time(timestamp: String): Column = millis(quoted(timestamp))
+    def shard(key: Column): Column = shardOf(key)
+
+    def side(
+        side: Int,
+        schema: StructType,
+        on: Seq[String],
+        timestamp: String,
+        streamRow: Column,
+        valueNull: Column,
+        tableRow: Column,
+        tombstone: Column): Seq[Column] = {
+      val k = key(on)
+      Seq(lit(side), k, keyNull(on), valueNull, time(timestamp), ArrivalSequence.column, streamRow, tableRow, tombstone,
+        shard(k)).zip(In.names).map { case (c, n) => c.as(n) }
+    }
+  }
+
+  /** The table's initial versions as Spark's initial state of both operators. */
+  private final class InitialVersions(
+      versions: DataFrame,
+      table: ChangelogTable,
+      tableSchema: StructType,
+      on: Seq[String],
+      tableValueSchema: StructType,
+      operator: String) {
+
+    if (versions.isStreaming) {
+      throw new IllegalArgumentException(
+        s"$operator: initialVersions must be a static DataFrame (e.g. spark.read...), but it is streaming.")
+    }
+    private val needed = (on ++ Seq(table.timestamp) ++ table.tombstone.toSeq ++ tableValueSchema.fieldNames).distinct
+    needed.foreach { n =>
+      val i = InputColumns.index(versions.schema, n, "initialVersions column", operator)
+      val expected = tableSchema(InputColumns.index(tableSchema, n, "table column", operator)).dataType
+      if (versions.schema.fields(i).dataType != expected) {
+        throw new IllegalArgumentException(
+          s"$operator: initialVersions column '$n' is ${versions.schema.fields(i).dataType.simpleString} but the " +
+            s"changelog's is ${expected.simpleString}; the initial versions need the changelog's columns and types.")
+      }
+    }
+
+    private def rows(columns: SideColumns): DataFrame = {
+      val k = columns.key(on)
+      versions.where(!columns.keyNull(on)).select(
+        k.as("key"), columns.shard(k).as("shard"), columns.time(table.timestamp).as("time"),
+        table.tombstone.map(t => quoted(t)).getOrElse(lit(false)).as("tombstone"),
+        struct(tableValueSchema.fieldNames.toSeq.map(quoted): _*).as("value"))
+    }
+
+    /** Per shard of a versioned table, its table time: the largest initial timestamp among its keys. */
+    def shardState(columns: SideColumns, name: String, explicitName: Option[String], spec: StreamTableJoinSpec)
+        : Option[KeyValueGroupedDataset[Array[Byte], Array[Byte]]] =
+      if (!spec.versioned) None
+      else Some(rows(columns).groupBy(col("shard")).agg(max(col("time")).as("time"))
+        .map(r => (r.getAs[Array[Byte]](0), JoinShardState.initial(r.getLong(1), explicitName)))(
+          Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY))
+
+    /** Per key, its versions (a versioned table) or its latest version (a non-versioned one). */
+    def keyState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec)
+        : KeyValueGroupedDataset[Array[Byte], Array[Byte]] = {
+      val input = rows(columns)
+      val valueSchema = tableValueSchema
+      val build = new InitialKeyState(spec, explicitName, valueSchema)
+      input.groupBy(col("key")).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(input.schema))
+        .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
+    }
+  }
+}
+
+/** Builds one key's initial table state from its initial versions, applied in timestamp order. */
+private[spark] final class InitialKeyState(spec: StreamTableJoinSpec, explicitName: Option[String], values: StructType)
+    extends ((Array[Byte], Iterator[Row]) => (Array[Byte], Array[Byte])) with Serializable {
+  @transient private lazy val rows = new RowCodec(values)
+
+  override def apply(key: Array[Byte], versions: Iterator[Row]): (Array[Byte], Array[Byte]) = {
+    val entry = TableEntry[Row](spec)
+    versions.toSeq.sortBy(_.getLong(2)).foreach { r =>
+      val deleted = !r.isNullAt(3) && r.getBoolean(3)
+      entry.write(r.getLong(2), if (deleted) null else r.getStruct(4), TableStreamTime.None)
+    }
+    (key, JoinKeyState.write(entry, explicitName, rows))
+  }
+}
+
+/** Epoch milliseconds of an event-time value (null stays null: the sequencer reports it). */
+private[spark] final class EventMillisUdf extends UDF1[Any, java.lang.Long] {
+  override def call(t: Any): java.lang.Long = if (t == null) null else SparkTime.millis(t)
+}
