@@ -13,7 +13,7 @@ final case class Joined private (joinType: JoinType, gracePeriod: Option[Duratio
   /**
    * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
    * table version valid at their own timestamp. Needs a versioned table whose history retention is at least as
-   * long. `Duration.ZERO` buffers nothing but still joins in timestamp order within a record's processing.
+   * long. With `Duration.ZERO` nothing waits; records older than the stream time are counted as late.
    */
   def withGracePeriod(gracePeriod: Duration): Joined = {
     Durations.millis("gracePeriod", gracePeriod)

@@ -2,10 +2,10 @@ package io.github.sparksuppress.spark
 
 import java.util.concurrent.atomic.AtomicInteger
 
-import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, KeyValueGroupedDataset, Row}
+import org.apache.spark.sql.{Column, DataFrame, Encoders, KeyValueGroupedDataset, Row}
 import org.apache.spark.sql.api.java.UDF1
 import org.apache.spark.sql.functions.{col, count, lit, max, struct, udf}
-import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
@@ -94,45 +94,49 @@ object StreamTableJoinPlan {
     val keyEncoder = KeyEncoding.encoder(StructType(streamKeys.map(streamSchema.fields)))
     val shards = ShardKeys.forPartitions(stream.sparkSession.sessionState.conf.numShufflePartitions)
     val columns = new SideColumns(keyEncoder, shards)
+    // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
+    val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
+      tombstone.map(tableSchema(_).name), tableValueSchema)
     val streamSide = stream.select(
-      columns.side(StreamSide, streamSchema, j.on, streamSchema(streamTs).name,
-        streamRow = struct(streamSchema.fieldNames.toSeq.map(quoted): _*),
+      columns.side(StreamSide, streamKeys.map(streamSchema(_).name).toSeq, streamSchema(streamTs).name,
+        streamRow = structOf(streamSchema),
         valueNull = allNull(streamValues.toSeq.map(i => streamSchema.fields(i).name)),
         tableRow = lit(null).cast(tableValueSchema),
         tombstone = lit(null).cast(BooleanType)): _*)
     val tableSide = table.changelog.select(
-      columns.side(TableSide, tableSchema, j.on, tableSchema(tableTs).name,
+      columns.side(TableSide, tableColumns.keys, tableColumns.timestamp,
         streamRow = lit(null).cast(streamSchema),
         valueNull = lit(false),
-        tableRow = struct(tableValueSchema.fieldNames.toSeq.map(quoted): _*),
-        tombstone = tombstone.map(i => quoted(tableSchema.fields(i).name)).getOrElse(lit(null).cast(BooleanType))): _*)
+        tableRow = structOf(tableValueSchema),
+        tombstone = tableColumns.tombstone.map(quoted).getOrElse(lit(null).cast(BooleanType))): _*)
     val unioned = streamSide.union(tableSide)
 
     val sequenceOut = Out.schema(streamSchema, tableValueSchema)
     val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
     val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
-    val seed = table.initialVersions.map(v => new InitialVersions(v, table, tableSchema, j.on, tableValueSchema, operator))
-    val sequenced = seed.flatMap(_.shardState(columns, name, j.joined.name, spec)) match {
-      case Some(initial) =>
-        shardGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), initial)(sequenceFn)(
-          Encoders.BINARY, Encoders.row(sequenceOut))
-      case None =>
-        shardGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(sequenceFn)(
-          Encoders.BINARY, Encoders.row(sequenceOut))
-    }
+    val seed = table.initialVersions.map(v => new InitialVersions(v, tableColumns, tableSchema, operator))
+    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.joined.name, spec)), sequenceFn, sequenceOut)
 
     val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
     val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
     val lookupFn = new JoinLookupFunction(params, op.accumulator)
-    val joined = seed.map(_.keyState(columns, j.joined.name, spec)) match {
-      case Some(initial) =>
-        keyGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), initial)(lookupFn)(
-          Encoders.BINARY, Encoders.row(outputSchema))
-      case None =>
-        keyGroups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(lookupFn)(
-          Encoders.BINARY, Encoders.row(outputSchema))
-    }
+    val joined = withState(keyGroups, seed.map(_.keyState(columns, j.joined.name, spec, op.accumulator)), lookupFn, outputSchema)
     joined.observe(op.observationName, count(lit(1)).as("emitted"))
+  }
+
+  private type Grouped[V] = KeyValueGroupedDataset[Array[Byte], V]
+
+  /** `flatMapGroupsWithState` in append mode without timeouts, from `initial` state if there is one. */
+  private def withState(
+      groups: Grouped[Row],
+      initial: Option[Grouped[Array[Byte]]],
+      fn: (Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row],
+      output: StructType): DataFrame = {
+    val (state, out) = (Encoders.BINARY, Encoders.row(output))
+    initial match {
+      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), i)(fn)(state, out)
+      case None => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(fn)(state, out)
+    }
   }
 
   private def joinSpec(name: String, j: StreamTableJoin, operator: String): StreamTableJoinSpec = {
@@ -177,6 +181,9 @@ object StreamTableJoinPlan {
 
   private def quoted(name: String): Column = col(WatermarkBypass.quote(name))
 
+  /** A struct of `schema`'s columns, without the watermark markers a nested field could otherwise keep. */
+  private def structOf(schema: StructType): Column = struct(schema.fields.toSeq.map(f => quoted(f.name).as(f.name, f.metadata)): _*)
+
   /** True when every one of `names` is null; false when there are none (a row without value columns is not null). */
   private def allNull(names: Seq[String]): Column =
     if (names.isEmpty) lit(false) else names.map(n => quoted(n).isNull).reduce(_ && _)
@@ -187,92 +194,111 @@ object StreamTableJoinPlan {
     private val shardOf = udf(new ShardUdf(shards), BinaryType)
     private val millis = udf(new EventMillisUdf, LongType)
 
-    def key(on: Seq[String]): Column = keyBytes(struct(on.map(quoted): _*))
-    def keyNull(on: Seq[String]): Column = on.map(k => quoted(k).isNull).reduce(_ || _)
+    def key(keys: Seq[String]): Column = keyBytes(struct(keys.map(quoted): _*))
+    def keyNull(keys: Seq[String]): Column = keys.map(k => quoted(k).isNull).reduce(_ || _)
     def time(timestamp: String): Column = millis(quoted(timestamp))
     def shard(key: Column): Column = shardOf(key)
 
     def side(
         side: Int,
-        schema: StructType,
-        on: Seq[String],
+        keys: Seq[String],
         timestamp: String,
         streamRow: Column,
         valueNull: Column,
         tableRow: Column,
         tombstone: Column): Seq[Column] = {
-      val k = key(on)
-      Seq(lit(side), k, keyNull(on), valueNull, time(timestamp), ArrivalSequence.column, streamRow, tableRow, tombstone,
+      val k = key(keys)
+      Seq(lit(side), k, keyNull(keys), valueNull, time(timestamp), ArrivalSequence.column, streamRow, tableRow, tombstone,
         shard(k)).zip(In.names).map { case (c, n) => c.as(n) }
     }
   }
 
+  /** The table's columns, by the names they resolved to; `values` are the value columns. */
+  private final case class TableColumns(keys: Seq[String], timestamp: String, tombstone: Option[String], values: StructType) {
+    def all: Seq[String] = keys ++ Seq(timestamp) ++ tombstone.toSeq ++ values.fieldNames
+  }
+
   /** The table's initial versions as Spark's initial state of both operators. */
-  private final class InitialVersions(
-      versions: DataFrame,
-      table: ChangelogTable,
-      tableSchema: StructType,
-      on: Seq[String],
-      tableValueSchema: StructType,
-      operator: String) {
+  private final class InitialVersions(versions: DataFrame, table: TableColumns, tableSchema: StructType, operator: String) {
 
     if (versions.isStreaming) {
       throw new IllegalArgumentException(
         s"$operator: initialVersions must be a static DataFrame (e.g. spark.read...), but it is streaming.")
     }
-    private val needed = (on ++ Seq(table.timestamp) ++ table.tombstone.toSeq ++ tableValueSchema.fieldNames).distinct
-    needed.foreach { n =>
-      val i = InputColumns.index(versions.schema, n, "initialVersions column", operator)
-      val expected = tableSchema(InputColumns.index(tableSchema, n, "table column", operator)).dataType
-      if (versions.schema.fields(i).dataType != expected) {
+    /** The initial versions' name of each table column, checked for its type. */
+    private val named: Map[String, String] = table.all.map { n =>
+      val f = versions.schema.fields(InputColumns.index(versions.schema, n, "initialVersions column", operator))
+      val expected = tableSchema(n).dataType
+      if (f.dataType != expected) {
         throw new IllegalArgumentException(
-          s"$operator: initialVersions column '$n' is ${versions.schema.fields(i).dataType.simpleString} but the " +
-            s"changelog's is ${expected.simpleString}; the initial versions need the changelog's columns and types.")
+          s"$operator: initialVersions column '$n' is ${f.dataType.simpleString} but the changelog's is " +
+            s"${expected.simpleString}; the initial versions need the changelog's columns and types.")
       }
-    }
+      n -> f.name
+    }.toMap
 
     private def rows(columns: SideColumns): DataFrame = {
-      val k = columns.key(on)
-      versions.where(!columns.keyNull(on)).select(
-        k.as("key"), columns.shard(k).as("shard"), columns.time(table.timestamp).as("time"),
-        table.tombstone.map(t => quoted(t)).getOrElse(lit(false)).as("tombstone"),
-        struct(tableValueSchema.fieldNames.toSeq.map(quoted): _*).as("value"))
+      val keys = table.keys.map(named)
+      val k = columns.key(keys)
+      versions.select(
+        k.as("key"), columns.shard(k).as("shard"), columns.time(named(table.timestamp)).as("time"),
+        table.tombstone.map(t => quoted(named(t))).getOrElse(lit(false)).as("tombstone"),
+        struct(table.values.fields.toSeq.map(f => quoted(named(f.name)).as(f.name, f.metadata)): _*).as("value"),
+        columns.keyNull(keys).as("keyNull"))
     }
 
     /** Per shard of a versioned table, its table time: the largest initial timestamp among its keys. */
-    def shardState(columns: SideColumns, name: String, explicitName: Option[String], spec: StreamTableJoinSpec)
-        : Option[KeyValueGroupedDataset[Array[Byte], Array[Byte]]] =
+    def shardState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec)
+        : Option[Grouped[Array[Byte]]] =
       if (!spec.versioned) None
-      else Some(rows(columns).groupBy(col("shard")).agg(max(col("time")).as("time"))
+      else Some(rows(columns).where(!col("keyNull")).groupBy(col("shard")).agg(max(col("time")).as("time"))
         .map(r => (r.getAs[Array[Byte]](0), JoinShardState.initial(r.getLong(1), explicitName)))(
           Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
         .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY))
 
     /** Per key, its versions (a versioned table) or its latest version (a non-versioned one). */
-    def keyState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec)
-        : KeyValueGroupedDataset[Array[Byte], Array[Byte]] = {
+    def keyState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec,
+        metrics: OperatorMetricsAccumulator): Grouped[Array[Byte]] = {
       val input = rows(columns)
-      val valueSchema = tableValueSchema
-      val build = new InitialKeyState(spec, explicitName, valueSchema)
+      val build = new InitialKeyState(spec, explicitName, table.values, operator, metrics)
       input.groupBy(col("key")).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(input.schema))
-        .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .flatMapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
         .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
     }
   }
 }
 
-/** Builds one key's initial table state from its initial versions, applied in timestamp order. */
-private[spark] final class InitialKeyState(spec: StreamTableJoinSpec, explicitName: Option[String], values: StructType)
-    extends ((Array[Byte], Iterator[Row]) => (Array[Byte], Array[Byte])) with Serializable {
+/**
+ * Builds one key's initial table state from its initial versions, applied in timestamp order. Rows with a null
+ * key are dropped and counted, as the changelog's are.
+ */
+private[spark] final class InitialKeyState(
+    spec: StreamTableJoinSpec,
+    explicitName: Option[String],
+    values: StructType,
+    operator: String,
+    metrics: OperatorMetricsAccumulator)
+    extends ((Array[Byte], Iterator[Row]) => Iterator[(Array[Byte], Array[Byte])]) with Serializable {
   @transient private lazy val rows = new RowCodec(values)
 
-  override def apply(key: Array[Byte], versions: Iterator[Row]): (Array[Byte], Array[Byte]) = {
-    val entry = TableEntry[Row](spec)
-    versions.toSeq.sortBy(_.getLong(2)).foreach { r =>
-      val deleted = !r.isNullAt(3) && r.getBoolean(3)
-      entry.write(r.getLong(2), if (deleted) null else r.getStruct(4), TableStreamTime.None)
+  override def apply(key: Array[Byte], versions: Iterator[Row]): Iterator[(Array[Byte], Array[Byte])] = {
+    val all = versions.toArray
+    if (all.head.getAs[Boolean]("keyNull")) {
+      if (metrics != null) metrics.count("dropped-null-table-key", all.length.toLong)
+      Iterator.empty
+    } else {
+      if (all.exists(_.isNullAt(2))) {
+        throw new IllegalStateException(
+          s"$operator: an initial version has a null timestamp; every version needs one. Filter such rows out (or " +
+            "fill them) in the initialVersions DataFrame.")
+      }
+      val entry = TableEntry[Row](spec)
+      all.sortBy(_.getLong(2)).foreach { r =>
+        val deleted = !r.isNullAt(3) && r.getBoolean(3)
+        entry.write(r.getLong(2), if (deleted) null else r.getStruct(4), TableStreamTime.None)
+      }
+      Iterator.single((key, JoinKeyState.write(entry, explicitName, rows)))
     }
-    (key, JoinKeyState.write(entry, explicitName, rows))
   }
 }
 

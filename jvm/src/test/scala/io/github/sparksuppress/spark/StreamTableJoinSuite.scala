@@ -5,7 +5,7 @@ import java.time.Duration
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.functions.{col, sum, window}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
@@ -157,7 +157,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
 
   test("initial versions seed the table (and its observed stream time) when the query starts") {
     val seed = spark.createDataFrame(java.util.Arrays.asList(
-      tier("a", 0, "seed-a0"), tier("a", 100, "seed-a100"), tier("b", 50, "seed-b")), tiers)
+      tier("a", 0, "seed-a0"), tier("a", 100, "seed-a100"), tier("b", 50, "seed-b"), tier(null, 70, "no key")), tiers)
     val j = onePartition(join(t => versioned(20)(t).withInitialVersions(seed), Joined.inner()))
     try {
       assert(j.order(order("a", 99)) === Seq(("a", 99L, 1L, "seed-a0")), "99 >= 100 - 20: inside the history")
@@ -165,6 +165,24 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       assert(j.order(order("b", 60)) === Seq(("b", 60L, 1L, "seed-b")), "expired, but b's latest version is older")
       j.tier(tier("b", 10, "too-old"))
       assert(j.metrics("expired-table-writes-total") === 1.0, "the seed moved the table's time to 100")
+      assert(j.metrics("dropped-null-table-key-total") === 1.0, "a seed row without a key is dropped, as in the changelog")
+    } finally j.stop()
+  }
+
+  test("watermarks on the inputs change nothing in the join (rows below them are still joined)") {
+    val d = TestDriver(spark)
+    val o = d.addInput("orders", orders, "order_ts", "0 seconds")
+    val t = d.addInput("tiers", tiers, "changed_at", "0 seconds")
+    d.start(o.transform(StreamTableJoin("CUSTOMER", "Order_TS",
+      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"), Joined.inner().withGracePeriod(ms(10)))))
+    val j = new Join(d)
+    try {
+      j.tier(tier("a", 0, "t0"))
+      assert(j.order(order("a", 100)) === Nil)
+      j.tier(tier("a", 50, "t50"))
+      assert(j.order(order("a", 60, 2)) === Seq(("a", 60L, 2L, "t50")), "below both watermarks, later than the grace")
+      assert(j.order(order("a", 95, 3)) === Nil, "below the watermark but within the grace: buffered")
+      assert(j.order(order("a", 110, 4)) === Seq(("a", 95L, 3L, "t50"), ("a", 100L, 1L, "t50")))
     } finally j.stop()
   }
 
@@ -173,6 +191,25 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     try {
       assert(j.driver.outputSchema.fieldNames.toSeq === Seq("customer", "order_ts", "amount", "tier"))
     } finally j.stop()
+  }
+
+  test("the output can be watermarked again and feed a windowed aggregation in the same query") {
+    val d = TestDriver(spark)
+    val o = d.addInput("orders", orders, null, null)
+    val t = d.addInput("tiers", tiers, null, null)
+    val joined = o.transform(StreamTableJoin("customer", "order_ts",
+      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10))))
+    val perTier = joined.withWatermark("order_ts", "0 seconds")
+      .groupBy(window(col("order_ts"), "100 milliseconds"), col("tier")).agg(sum("amount").as("total"))
+    d.start(perTier)
+    def totals(rows: Seq[Row]) = rows.map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getString(1), r.getLong(2))).sortBy(_._2)
+    try {
+      d.stepInput("tiers", Seq(tier("a", 0, "gold"), tier("b", 0, "silver")))
+      d.stepInput("orders", Seq(order("a", 10, 5), order("b", 20, 7), order("a", 30, 1)))
+      assert(d.stepInput("orders", Seq(order("a", 150, 1), order("b", 150, 1))) === Nil, "window [0, 100) not closed yet")
+      assert(totals(d.stepInput("orders", Seq(order("a", 300, 1), order("b", 300, 1)))) ===
+        Seq((0L, "gold", 6L), (0L, "silver", 7L)))
+    } finally d.stop()
   }
 
   test("every configuration error is an IllegalArgumentException when the join is built") {
