@@ -40,7 +40,7 @@ def join_versioned(
     moved ``grace`` past them, so table updates that arrive out of order are still seen; a record later than that
     is joined at once. ``how`` is ``"inner"`` or ``"left"``. ``initial_versions`` is a static DataFrame with the
     changelog's columns that the table starts with. The output has the stream's columns, then the table's value
-    columns. Durations are ``timedelta`` or integer milliseconds.
+    columns. No watermark is needed on either input. Durations are ``timedelta`` or integer milliseconds.
     """
     require_classic(stream_df)
     require_classic(table_df)

@@ -89,14 +89,15 @@ object StreamTableJoinPlan {
     val spec = joinSpec(name, j, operator)
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
     val params = JoinParams(name, j.joined.name, spec, streamSchema, tableValueSchema, streamKeys, streamValues)
+    // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
+    val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
+      tombstone.map(tableSchema(_).name), tableValueSchema)
+    val seed = table.initialVersions.map(v => new InitialVersions(v, tableColumns, tableSchema, operator))
     val op = registerMetrics(stream, name)
 
     val keyEncoder = KeyEncoding.encoder(StructType(streamKeys.map(streamSchema.fields)))
     val shards = ShardKeys.forPartitions(stream.sparkSession.sessionState.conf.numShufflePartitions)
     val columns = new SideColumns(keyEncoder, shards)
-    // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
-    val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
-      tombstone.map(tableSchema(_).name), tableValueSchema)
     val streamSide = stream.select(
       columns.side(StreamSide, streamKeys.map(streamSchema(_).name).toSeq, streamSchema(streamTs).name,
         streamRow = structOf(streamSchema),
@@ -114,7 +115,6 @@ object StreamTableJoinPlan {
     val sequenceOut = Out.schema(streamSchema, tableValueSchema)
     val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
     val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
-    val seed = table.initialVersions.map(v => new InitialVersions(v, tableColumns, tableSchema, operator))
     val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.joined.name, spec)), sequenceFn, sequenceOut)
 
     val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
