@@ -15,6 +15,9 @@ from .errors import (
     VersionMismatchError,
 )
 from .operators import metrics, suppress
+# ---- stream-table join (KIP-923 on KIP-889) ----
+from .join import join_versioned
+# ---- end of stream-table join ----
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
 
 __all__ = [
@@ -23,6 +26,9 @@ __all__ = [
     "jar_path",
     "suppress",
     "metrics",
+    # ---- stream-table join ----
+    "join_versioned",
+    # ---- end of stream-table join ----
     "Suppressed",
     "BufferConfig",
     "EagerBufferConfig",

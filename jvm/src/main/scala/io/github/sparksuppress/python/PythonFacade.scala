@@ -84,6 +84,30 @@ object PythonFacade {
     }
   }
 
+  // ---- stream-table join (KIP-923 on KIP-889) --------------------------------------------------------------
+
+  /**
+   * Builds a stream-table join. `specJson` holds: on (list), streamTimestamp, tableTimestamp, graceMs (null for
+   * none), historyRetentionMs (null: a non-versioned table), how ("inner" or "left"), tombstone (null or a
+   * column) and name (null or a string). `initialVersions` is a static DataFrame, or null.
+   */
+  def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = {
+    val spec = mapper.readTree(specJson)
+    val changelog = ChangelogTable.nonVersioned(table, spec.get("tableTimestamp").asText())
+    val retained = optional(spec, "historyRetentionMs").map(r => changelog.withHistoryRetention(Duration.ofMillis(r.asLong())))
+      .getOrElse(changelog)
+    val tombstoned = optional(spec, "tombstone").map(t => retained.withTombstone(t.asText())).getOrElse(retained)
+    val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
+    val how = io.github.sparksuppress.core.JoinType.fromName(spec.get("how").asText())
+    val base = if (how == io.github.sparksuppress.core.JoinType.Left) Joined.left() else Joined.inner()
+    val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
+    val joined = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
+    val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
+    StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
+  }
+
+  // ---- end of stream-table join ----------------------------------------------------------------------------
+
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String =
     mapper.writeValueAsString(MetricsRegistry.forQuery(query).map { case (k, v) => k -> v.asJava }.asJava)

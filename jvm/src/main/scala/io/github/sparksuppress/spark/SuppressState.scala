@@ -23,11 +23,10 @@ private[spark] object SuppressState {
 
   def write(buffer: SuppressionBuffer[Array[Byte], Row], name: Option[String], epoch: Long, rows: RowCodec): Array[Byte] = {
     val out = new ByteWriter(64 + buffer.numRecords * 64)
-    out.writeByte(Format)
-    out.writeBytes(name.map(_.getBytes("UTF-8")).getOrElse(Array.emptyByteArray))
+    StateHeader.write(out, Format, name)
     out.writeZigZag(epoch)
     rows.writeDescriptor(out)
-    SuppressionBufferCodec.write(buffer, out)(Codec.bytes, rowCodec(rows, null))
+    SuppressionBufferCodec.write(buffer, out)(Codec.bytes, RowValues.writing(rows))
     out.toByteArray
   }
 
@@ -38,29 +37,10 @@ private[spark] object SuppressState {
       operator: String,
       rows: RowCodec): Long = {
     val in = new ByteReader(bytes)
-    val format = in.readByte()
-    if (format != Format) {
-      throw new IllegalStateException(
-        s"$operator: the stored state has format $format, but this spark-suppress version reads format $Format. " +
-          "Restart with the spark-suppress version that wrote the checkpoint, or start from a new checkpoint.")
-    }
-    val storedName = new String(in.readBytes(), "UTF-8")
-    name.foreach { n =>
-      if (storedName.nonEmpty && storedName != n) {
-        throw new IllegalStateException(
-          s"$operator: the state at this operator's position in the checkpoint belongs to the operator named " +
-            s"'$storedName'. Spark locates state by operator position, so the query's stateful operators were " +
-            "reordered or replaced; restore the original order, or start from a new checkpoint.")
-      }
-    }
+    StateHeader.read(in, Format, name, operator, "state")
     val epoch = in.readZigZag()
     val rowReader = rows.readDescriptor(in)
-    SuppressionBufferCodec.read(in, into)(Codec.bytes, rowCodec(rows, rowReader))
+    SuppressionBufferCodec.read(in, into)(Codec.bytes, RowValues.reading(rowReader))
     epoch
-  }
-
-  private def rowCodec(rows: RowCodec, reader: ByteReader => Row): Codec[Row] = new Codec[Row] {
-    def write(out: ByteWriter, value: Row): Unit = rows.writeRow(out, value)
-    def read(in: ByteReader): Row = reader(in)
   }
 }

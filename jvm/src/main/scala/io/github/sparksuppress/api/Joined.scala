@@ -1,0 +1,33 @@
+package io.github.sparksuppress.api
+
+import java.time.Duration
+
+import io.github.sparksuppress.core.JoinType
+
+/**
+ * How a stream is joined with a table, as Kafka's `Joined`: inner or left, an optional grace period for the
+ * stream side, and an optional operator name (metrics, errors). Immutable: every `with...` returns a copy.
+ */
+final case class Joined private (joinType: JoinType, gracePeriod: Option[Duration], name: Option[String]) {
+
+  /**
+   * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
+   * table version valid at their own timestamp. Needs a versioned table whose history retention is at least as
+   * long. With `Duration.ZERO` nothing waits; records older than the stream time are counted as late.
+   */
+  def withGracePeriod(gracePeriod: Duration): Joined = {
+    Durations.millis("gracePeriod", gracePeriod)
+    copy(gracePeriod = Some(gracePeriod))
+  }
+
+  /** Names the operator: its metrics are reported under this name, and its state is checked against it. */
+  def withName(name: String): Joined = copy(name = Some(Suppressed.checkName(name)))
+}
+
+object Joined {
+  /** Emits a stream record only when the table has a value for its key (Kafka's `join`). */
+  def inner(): Joined = Joined(JoinType.Inner, None, None)
+
+  /** Emits every stream record, with null table columns when the table has no value (Kafka's `leftJoin`). */
+  def left(): Joined = Joined(JoinType.Left, None, None)
+}
