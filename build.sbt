@@ -67,3 +67,35 @@ lazy val root = (project in file("."))
     licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0")),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
   )
+
+// ---- benchmarks (benchmarks/README.md) ----
+// A separate project that nothing aggregates or depends on, so JMH and Kafka Streams never reach the published
+// jar, its POM or the wheel. It compiles the pure core's sources itself (they import nothing from Spark), which
+// keeps Spark's jars off the microbenchmark's classpath.
+val jmhVersion = "1.37"
+val kafkaVersion = "4.3.1"
+
+lazy val bench = (project in file("benchmarks/jvm"))
+  .settings(
+    name := "spark-suppress-benchmarks",
+    publish / skip := true,
+    Compile / unmanagedSourceDirectories +=
+      (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "scala" / "io" / "github" / "sparksuppress" / "core",
+    libraryDependencies ++= Seq(
+      "org.openjdk.jmh" % "jmh-core" % jmhVersion,
+      "org.openjdk.jmh" % "jmh-generator-annprocess" % jmhVersion,
+      "org.apache.kafka" % "kafka-streams" % kafkaVersion,
+      // Kafka's own test fixture for hosting a state store outside a running topology (its buffer tests use it).
+      "org.apache.kafka" % "kafka-streams" % kafkaVersion classifier "test",
+      "org.apache.kafka" % "kafka-streams-test-utils" % kafkaVersion,
+    ),
+    // JMH generates its harness from the @Benchmark classes (Java sources) with this annotation processor.
+    javacOptions ++= Seq("-processor", "org.openjdk.jmh.generators.BenchmarkProcessor"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17"),
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "benchmark-versions.properties"
+      IO.write(out, s"kafka.streams.version=$kafkaVersion\njmh.version=$jmhVersion\n")
+      Seq(out)
+    }.taskValue,
+  )
+// ---- end of benchmarks ----

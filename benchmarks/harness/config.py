@@ -1,0 +1,107 @@
+"""Sizes of every benchmark, for a full run and for the quick smoke run, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class EventShape:
+    """How a generated event set looks: see events.py."""
+
+    records: int
+    keys: int
+    records_per_file: int
+    records_per_second: int = 10_000  # of event time
+    disorder_ms: int = 2_000
+    seed: int = 42
+
+
+@dataclass(frozen=True)
+class Settings:
+    mode: str
+    # How often each Spark system is measured (the median counts); applyInPandasWithState runs are slow, so they
+    # are measured fewer times.
+    repeats: int
+    pandas_repeats: int
+    # A small run of every system before the measured ones, so JIT compilation and class loading are not timed
+    # (None: no warm-up, for smoke runs).
+    warmup: Optional[EventShape]
+    final_results: EventShape
+    window_ms: int
+    rate_limit: EventShape
+    rate_limit_time_limit_ms: int
+    rate_limit_max_records: int
+    scaling_records: List[int]
+    scaling_keys: List[int]
+    scaling_fixed_keys: int
+    scaling_fixed_records: int
+    scaling_records_per_file: int
+    suppress_time_limit_ms: int
+    join: EventShape
+    join_graces_ms: List[int]
+    join_history_retention_ms: int
+    join_table_version_interval_ms: int
+    # JMH: forks, warm-up iterations, measured iterations, time per iteration, buffer size, trace sizes.
+    jmh: Dict[str, object] = field(default_factory=dict)
+
+    def scaling_points(self) -> List[Tuple[int, int]]:
+        """(records, keys) of every scaling run: records grow at fixed keys, then keys grow at fixed records."""
+        points = [(r, self.scaling_fixed_keys) for r in self.scaling_records]
+        points += [(self.scaling_fixed_records, k) for k in self.scaling_keys]
+        seen, unique = set(), []
+        for p in points:
+            if p not in seen:
+                seen.add(p)
+                unique.append(p)
+        return unique
+
+
+FULL = Settings(
+    mode="full",
+    repeats=3,
+    pandas_repeats=1,
+    warmup=EventShape(records=200_000, keys=10_000, records_per_file=100_000, seed=7),
+    final_results=EventShape(records=2_000_000, keys=10_000, records_per_file=100_000),
+    window_ms=10_000,
+    rate_limit=EventShape(records=2_000_000, keys=10_000, records_per_file=100_000),
+    rate_limit_time_limit_ms=5_000,
+    rate_limit_max_records=1_000,
+    scaling_records=[100_000, 1_000_000, 10_000_000],
+    scaling_keys=[1_000, 10_000, 100_000, 1_000_000],
+    scaling_fixed_keys=10_000,
+    scaling_fixed_records=1_000_000,
+    scaling_records_per_file=100_000,
+    suppress_time_limit_ms=30_000,
+    join=EventShape(records=1_000_000, keys=10_000, records_per_file=100_000),
+    join_graces_ms=[0, 1_000, 5_000, 20_000],
+    join_history_retention_ms=300_000,
+    join_table_version_interval_ms=60_000,
+    jmh={"forks": 2, "warmup_iterations": 3, "iterations": 5, "iteration_time": "1s", "size": 100_000,
+         "records": 500_000, "distinct_keys": 50_000, "time_limit_ms": 5_000, "max_records": 20_000},
+)
+
+QUICK = Settings(
+    mode="quick",
+    repeats=1,
+    pandas_repeats=1,
+    warmup=None,
+    final_results=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
+    window_ms=10_000,
+    rate_limit=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
+    rate_limit_time_limit_ms=5_000,
+    rate_limit_max_records=100,
+    scaling_records=[10_000, 40_000],
+    scaling_keys=[100, 1_000],
+    scaling_fixed_keys=1_000,
+    scaling_fixed_records=10_000,
+    scaling_records_per_file=10_000,
+    suppress_time_limit_ms=30_000,
+    join=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
+    join_graces_ms=[0, 5_000],
+    join_history_retention_ms=300_000,
+    join_table_version_interval_ms=60_000,
+    jmh={"forks": 1, "warmup_iterations": 1, "iterations": 2, "iteration_time": "200ms", "size": 10_000,
+         "records": 50_000, "distinct_keys": 5_000, "time_limit_ms": 5_000, "max_records": 2_000},
+)

@@ -1,0 +1,156 @@
+"""The Spark session of a benchmark run, and one streaming query run to completion and measured."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from .events import FLUSH_KEYS
+
+SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
+WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
+
+
+def session(app: str = "spark-suppress-benchmarks"):
+    """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI)."""
+    from pyspark.sql import SparkSession
+
+    import spark_suppress as ss
+
+    # Python workers (applyInPandasWithState) must run this interpreter, which has pandas and pyarrow.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # PySpark's own worker code triggers a pandas FutureWarning per micro-batch; it says nothing about the jobs.
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::FutureWarning")
+    builder = (
+        SparkSession.builder.master(f"local[{SHUFFLE_PARTITIONS}]")
+        .appName(app)
+        .config("spark.driver.memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g"))
+        .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        # BENCH_DRIVER_JAVA_OPTIONS: e.g. -XX:StartFlightRecording=filename=bench.jfr,settings=profile to profile
+        .config("spark.driver.extraJavaOptions",
+                ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip())
+        .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+        .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
+    )
+    spark = ss.configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def read_files(spark, path: str, schema: str):
+    """A streaming read of ``path`` taking one file per micro-batch, in name order."""
+    return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(path)
+
+
+@dataclass
+class StateSnapshot:
+    """Spark's state metrics summed over a query's stateful operators, at one micro-batch."""
+
+    rows: int = 0
+    memory_bytes: int = 0
+    current_version_bytes: int = 0
+    operators: List[Dict[str, Any]] = field(default_factory=list)
+
+    @staticmethod
+    def of(progress: Dict[str, Any]) -> "StateSnapshot":
+        s = StateSnapshot()
+        for op in progress.get("stateOperators") or []:
+            s.rows += int(op.get("numRowsTotal", 0))
+            s.memory_bytes += int(op.get("memoryUsedBytes", 0))
+            s.current_version_bytes += int((op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes", 0))
+            s.operators.append({
+                "operator": op.get("operatorName"),
+                "rows": op.get("numRowsTotal"),
+                "memory_bytes": op.get("memoryUsedBytes"),
+                "current_version_bytes": (op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes"),
+            })
+        return s
+
+
+@dataclass
+class QueryRun:
+    """One measured run. ``seconds`` is wall time from ``start()`` until the query finished; ``data_batch_seconds``
+    sums the micro-batches that read data (not the flush file or no-data batches), the steady-state cost."""
+
+    records: int
+    seconds: float
+    processing_seconds: float
+    data_batch_seconds: float
+    batches: int
+    data_batches: int
+    input_rows: int
+    state: StateSnapshot  # at the last data batch, before the flush empties the buffers
+    peak_state: StateSnapshot  # at the data batch with the most state rows
+    output_path: Optional[str] = None
+    inspected: Optional[Dict[str, Any]] = None
+
+    def summary(self) -> Dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 3),
+            "processing_seconds": round(self.processing_seconds, 3),
+            "data_batch_seconds": round(self.data_batch_seconds, 3),
+            "batches": self.batches,
+            "data_batches": self.data_batches,
+            "input_rows": self.input_rows,
+        }
+
+
+def run_query(
+    df,
+    run_dir: str,
+    records: int,
+    output_mode: str = "append",
+    keep_output: bool = False,
+    inspect: Optional[Callable[[str, int], Dict[str, Any]]] = None,
+) -> QueryRun:
+    """Writes ``df`` to Parquet with an availableNow trigger, waits for the end and measures it.
+
+    ``records`` is the number of data records the input holds (the flush record aside). ``inspect`` is called
+    with the checkpoint and the last data batch's id before the checkpoint is removed."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    out = os.path.join(run_dir, "out")
+    checkpoint = os.path.join(run_dir, "checkpoint")
+    started = time.perf_counter()
+    query = (
+        df.writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .outputMode(output_mode)
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    seconds = time.perf_counter() - started
+    exception = query.exception()
+    if exception is not None:
+        raise RuntimeError(f"query in {run_dir} failed: {exception}")
+    progress = query.recentProgress
+    data = [p for p in progress if int(p.get("numInputRows", 0)) > FLUSH_KEYS]
+    if not data:
+        raise RuntimeError(f"query in {run_dir} read no data: check the input directory")
+    run = QueryRun(
+        records=records,
+        seconds=seconds,
+        processing_seconds=sum(p["durationMs"].get("triggerExecution", 0) for p in progress) / 1000,
+        data_batch_seconds=sum(p["durationMs"].get("triggerExecution", 0) for p in data) / 1000,
+        batches=len(progress),
+        data_batches=len(data),
+        input_rows=sum(int(p.get("numInputRows", 0)) for p in progress),
+        state=StateSnapshot.of(data[-1]),
+        peak_state=max((StateSnapshot.of(p) for p in data), key=lambda s: s.rows),
+        output_path=out if keep_output else None,
+    )
+    if inspect is not None:
+        run.inspected = inspect(checkpoint, int(data[-1]["batchId"]))
+    if not keep_output:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    else:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return run

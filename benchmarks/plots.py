@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""PNG plots of a results file, written next to it: ``<results stem>-<benchmark>.png``.
+
+    benchmarks/plots.py [RESULTS.json]     # default: the newest results file
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Dict, List
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLORS = {"anchor": "#7f7f7f", "floor": "#bcbd22", "library": "#1f77b4", "python": "#d62728"}
+
+
+def _bars(ax, systems: List[Dict[str, Any]], title: str) -> None:
+    labels = [s["label"] for s in systems]
+    values = [s["records_per_s"] for s in systems]
+    colors = [COLORS.get(s["role"], "#333333") for s in systems]
+    y = range(len(systems))
+    ax.barh(y, values, color=colors)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("records per second (log scale; higher is better)")
+    ax.set_title(title, fontsize=10)
+    for i, s in enumerate(systems):
+        note = f" {s['records_per_s']:,.0f}/s"
+        if s.get("time_ratio_to_anchor") is not None:
+            note += f"  time x{s['time_ratio_to_anchor']:.2f} of anchor"
+        elif s.get("time_ratio_to_floor") is not None:
+            note += f"  time x{s['time_ratio_to_floor']:.2f} of floor"
+        ax.text(values[i], i, note, va="center", fontsize=7)
+    ax.set_xlim(min(values) / 2, max(values) * 20)
+
+
+def throughput(results: Dict[str, Any], name: str, out: str) -> bool:
+    b = results["benchmarks"].get(name)
+    if not b:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(b["systems"]) + 1.5))
+    _bars(ax, b["systems"], f"{b['title']} ({b['params'].get('records', b['params'].get('stream_records')):,} records)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def buffer_core(results: Dict[str, Any], out: str) -> bool:
+    b = results["benchmarks"].get("buffer_core")
+    if not b:
+        return False
+    ops = [o for o in b["operations"] if "spark-suppress" in o and "kafka-streams" in o]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.38
+    for j, (buffer, color) in enumerate([("spark-suppress", COLORS["library"]), ("kafka-streams", COLORS["anchor"])]):
+        xs = [i + (j - 0.5) * width for i in range(len(ops))]
+        vals = [o[buffer]["ops_per_s"] / 1e6 for o in ops]
+        lo = [v - o[buffer]["ops_per_s_ci"][0] / 1e6 for v, o in zip(vals, ops)]
+        hi = [o[buffer]["ops_per_s_ci"][1] / 1e6 - v for v, o in zip(vals, ops)]
+        ax.bar(xs, vals, width, yerr=[lo, hi], capsize=3, color=color, label=buffer)
+    ax.set_xticks(range(len(ops)))
+    ax.set_xticklabels([f"{o['operation']}\n(x{o['speedup']:.2f})" for o in ops])
+    ax.set_ylabel("million operations per second")
+    ax.set_title("Suppression buffer: spark-suppress vs Kafka Streams (JMH, 99.9% CI)", fontsize=10)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def scaling(results: Dict[str, Any], out: str) -> bool:
+    b = results["benchmarks"].get("scaling")
+    if not b:
+        return False
+    p = b["params"]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for c in b["curves"]:
+        along_records = sorted((pt for pt in c["points"] if pt["keys"] == p["fixed_keys"]), key=lambda pt: pt["records"])
+        along_keys = sorted((pt for pt in c["points"] if pt["records"] == p["fixed_records"]), key=lambda pt: pt["keys"])
+        axes[0].plot([pt["records"] for pt in along_records], [pt["steady_us_per_record"] for pt in along_records],
+                     "o-", label=f"{c['system']} (steady)")
+        axes[0].plot([pt["records"] for pt in along_records], [pt["us_per_record"] for pt in along_records],
+                     "o--", alpha=0.5, label=f"{c['system']} (wall)")
+        axes[1].plot([pt["keys"] for pt in along_keys], [pt["steady_us_per_record"] for pt in along_keys], "o-",
+                     label=c["system"])
+        axes[2].plot([pt["keys"] for pt in along_keys], [pt["state_overhead_bytes_per_key"] for pt in along_keys],
+                     "o-", label=f"{c['system']}: in memory")
+        axes[2].plot([pt["keys"] for pt in along_keys], [pt["encoded_overhead_bytes_per_key"] for pt in along_keys],
+                     "s--", label=f"{c['system']}: encoded")
+    axes[0].set_title(f"time per record vs records ({p['fixed_keys']:,} keys)", fontsize=10)
+    axes[1].set_title(f"time per record vs keys ({p['fixed_records']:,} records)", fontsize=10)
+    axes[2].set_title("state bytes per buffered key beyond the user's", fontsize=10)
+    axes[2].axhline(200, color="#999999", linestyle=":", label="target 200 B")
+    for ax, xl, yl in ((axes[0], "records", "µs per record"), (axes[1], "distinct keys", "µs per record"),
+                       (axes[2], "distinct keys", "bytes per buffered key")):
+        ax.set_xscale("log")
+        ax.set_xlabel(xl)
+        ax.set_ylabel(yl)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def join(results: Dict[str, Any], out: str) -> bool:
+    b = results["benchmarks"].get("join")
+    if not b:
+        return False
+    grace = [s for s in b["systems"] if s["system"].startswith("grace-")]
+    static = next((s for s in b["systems"] if s["system"] == "stream-static"), None)
+    xs = [int(s["system"][len("grace-"):-2]) / 1000 for s in grace]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    axes[0].plot(xs, [s["records_per_s"] for s in grace], "o-", color=COLORS["library"], label="join_versioned")
+    if static:
+        axes[0].axhline(static["records_per_s"], color=COLORS["anchor"], linestyle="--", label="stream-static join")
+    axes[0].set_xlabel("grace (s)")
+    axes[0].set_ylabel("stream records per second")
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_title("join throughput vs grace", fontsize=10)
+    axes[0].legend(fontsize=8)
+    axes[1].plot(xs, [s.get("peak_state_bytes", 0) / 1e6 for s in grace], "o-", color=COLORS["library"])
+    axes[1].set_xlabel("grace (s)")
+    axes[1].set_ylabel("peak state in memory (MB)")
+    axes[1].set_title("state of the join vs grace", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_all(results_path: str) -> List[str]:
+    with open(results_path) as fh:
+        results = json.load(fh)
+    stem = os.path.splitext(results_path)[0]
+    written = []
+    for name, fn in (("final_results", lambda r, o: throughput(r, "final_results", o)),
+                     ("rate_limit", lambda r, o: throughput(r, "rate_limit", o)),
+                     ("buffer_core", buffer_core), ("scaling", scaling), ("join", join)):
+        out = f"{stem}-{name}.png"
+        if fn(results, out):
+            written.append(out)
+    return written
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import report
+
+    path = sys.argv[1] if len(sys.argv) > 1 else report.latest_results(mode="any")
+    for png in write_all(path):
+        print(png)

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Markdown tables from a benchmark results file, and rewriting them into markdown files.
+
+    benchmarks/report.py README.md benchmarks/README.md   # rewrite the block between the markers in each file
+    benchmarks/report.py                                   # print the tables
+    benchmarks/report.py --results benchmarks/results/X.json README.md
+
+Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``; everything between
+them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
+mode if there is no full one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS_DIR = os.path.join(ROOT, "benchmarks", "results")
+START, END = "<!-- BENCH-TABLE -->", "<!-- /BENCH-TABLE -->"
+
+
+def latest_results(results_dir: str = RESULTS_DIR, mode: Optional[str] = None) -> str:
+    """The newest results file (names start with the UTC time), of ``mode`` if given, else preferring full runs."""
+    files = sorted(glob.glob(os.path.join(results_dir, "*.json")))
+    if mode is None:
+        full = [f for f in files if f.endswith("-full.json")]
+        files = full or files
+    elif mode != "any":
+        files = [f for f in files if f.endswith(f"-{mode}.json")]
+    if not files:
+        raise SystemExit(f"report.py: no {'' if mode in (None, 'any') else mode + ' '}results in {results_dir}; "
+                         "run `make bench` (or benchmarks/run.py) first")
+    return files[-1]
+
+
+def _n(x: float, digits: int = 0) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def _ratio(x: Optional[float]) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
+    m, v = results["machine"], results["versions"]
+    parts = [f"Spark {v.get('spark', v.get('pyspark', '?'))}", f"Scala {v.get('scala', '?')}",
+             f"Python {v.get('python', '?')}", f"spark-suppress {v.get('spark-suppress', '?')}"]
+    if "kafka-streams" in v:
+        parts.append(f"Kafka Streams {v['kafka-streams']}")
+    lines = [
+        f"Measured {results['date']} ({results['mode']} run{', commit ' + results['git_commit'] if results.get('git_commit') else ''}) "
+        f"on {m['cpu_model']}, {m['cores']} cores, {m['memory_gb']} GB, {m['os']}; {m['java'].split(' / ')[0]}; "
+        + ", ".join(parts) + ".",
+    ]
+    load = results.get("load_average") or {}
+    if load:
+        lines[0] += f" Load average at start/end: {load.get('start')}/{load.get('end')}."
+    if source:
+        lines[0] += f" Source: `{source}`."
+    return lines
+
+
+def _throughput(results: Dict[str, Any]) -> List[str]:
+    rows = []
+    for name in ("final_results", "rate_limit", "join"):
+        b = results["benchmarks"].get(name)
+        if not b:
+            continue
+        for s in b["systems"]:
+            rows.append(f"| {b['title']} | {s['label']} | {_n(s['records'])} | {s['seconds']:.2f} | "
+                        f"{_n(s['records_per_s'])} | {_ratio(s.get('time_ratio_to_anchor'))} | "
+                        f"{_ratio(s.get('time_ratio_to_floor'))} |")
+    if not rows:
+        return []
+    return ["", "| Benchmark | System | Records | Seconds | Records/s | Time vs anchor | Time vs floor |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"] + rows
+
+
+def _buffer_core(results: Dict[str, Any]) -> List[str]:
+    b = results["benchmarks"].get("buffer_core")
+    if not b:
+        return []
+    lines = ["", "| Buffer operation (JMH) | spark-suppress ops/s | Kafka Streams ops/s | Speed-up | Worst case (99.9% CIs) |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for op in b["operations"]:
+        ours, kafka = op.get("spark-suppress"), op.get("kafka-streams")
+        if not ours or not kafka:
+            continue
+        lines.append(f"| {op['operation']} | {_n(ours['ops_per_s'])} | {_n(kafka['ops_per_s'])} | "
+                     f"{op['speedup']:.2f}x | {op['speedup_worst_case']:.2f}x |")
+    return lines
+
+
+def _scaling(results: Dict[str, Any]) -> List[str]:
+    b = results["benchmarks"].get("scaling")
+    if not b:
+        return []
+    lines = ["", "| Scaling | Records | Keys | µs/record (steady) | Buffered keys | State bytes/key (memory) | "
+                 "Beyond user bytes | Encoded bytes/key |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for c in b["curves"]:
+        for p in c["points"]:
+            lines.append(f"| {c['system']} | {_n(p['records'])} | {_n(p['keys'])} | {p['steady_us_per_record']:.2f} | "
+                         f"{_n(p['buffered_keys'])} | {_n(p['state_memory_bytes_per_key'])} | "
+                         f"{_n(p['state_overhead_bytes_per_key'])} | {_n(p['state_encoded_bytes_per_key'])} |")
+    return lines
+
+
+def _targets(results: Dict[str, Any]) -> List[str]:
+    rows = []
+    for name, b in results["benchmarks"].items():
+        for t in b.get("targets", []):
+            verdict = "met" if t["met"] else f"missed (x{t['missed_by']})"
+            rows.append(f"| {b['title']} | {t['target']} | {t['comparison']} {t['threshold']}{t['unit'] and ' ' + t['unit']} | "
+                        f"{t['value']} | {verdict} |")
+    if not rows:
+        return []
+    return ["", "| Benchmark | Target | Wanted | Measured | Verdict |", "| --- | --- | --- | ---: | --- |"] + rows
+
+
+def _notes(results: Dict[str, Any]) -> List[str]:
+    lines = []
+    for name, b in results["benchmarks"].items():
+        for system, why in (b.get("skipped_systems") or {}).items():
+            lines.append(f"- {name}: {system} not measured: {why}.")
+        check = b.get("check") or {}
+        for key in ("same_final_rows", "ok", "every_record_joined_once"):
+            if key in check:
+                lines.append(f"- {b['title']}: result check `{key}` = {check[key]}.")
+    for name, error in (results.get("errors") or {}).items():
+        lines.append(f"- {name} failed: {error.splitlines()[0]}")
+    return [""] + lines if lines else []
+
+
+def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
+    lines = _header(results, source)
+    for part in (_throughput, _buffer_core, _scaling, _targets, _notes):
+        lines += part(results)
+    return "\n".join(lines) + "\n"
+
+
+def rewrite(markdown_path: str, table: str) -> None:
+    with open(markdown_path) as fh:
+        text = fh.read()
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < 0 or end < start:
+        raise SystemExit(f"report.py: {markdown_path} needs the markers {START} and {END} (in that order) around "
+                         "the place for the table")
+    with open(markdown_path, "w") as fh:
+        fh.write(text[:start + len(START)] + "\n" + table + text[end:])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("markdown", nargs="*", help="files whose marked block is rewritten")
+    p.add_argument("--results", help="a results JSON (default: the newest in --results-dir)")
+    p.add_argument("--results-dir", default=RESULTS_DIR)
+    p.add_argument("--mode", choices=["full", "quick", "any"], default=None,
+                   help="which runs count as newest (default: full runs if there are any)")
+    args = p.parse_args(argv)
+    path = args.results or latest_results(args.results_dir, args.mode)
+    with open(path) as fh:
+        results = json.load(fh)
+    table = summary(results, os.path.relpath(os.path.abspath(path), ROOT))
+    if not args.markdown:
+        sys.stdout.write(table)
+    for md in args.markdown:
+        rewrite(md, table)
+        print(f"report.py: rewrote the benchmark table in {md} from {os.path.relpath(path, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

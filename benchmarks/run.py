@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Runs spark-suppress's benchmarks against their anchors and writes one results JSON plus PNG plots.
+
+    benchmarks/run.py                  # everything (make bench); about 20-30 minutes on 2 cores
+    benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
+    benchmarks/run.py --only join      # some benchmarks: final_results, rate_limit, buffer_core, scaling, join
+
+Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
+Exits 1 if a benchmark failed or a result check (same final rows, every record joined once) did not hold;
+missed speed targets are reported in the results, never a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from datetime import datetime, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The worktree's own package and jar, never another copy installed in the environment.
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+from harness import machine  # noqa: E402
+from harness.config import FULL, QUICK  # noqa: E402
+from harness.measure import log  # noqa: E402
+
+SPARK_BENCHMARKS = ["final_results", "rate_limit", "scaling", "join"]
+ALL = ["buffer_core"] + SPARK_BENCHMARKS
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK", "") not in ("", "0"),
+                   help="smoke run on tiny inputs (default when BENCH_QUICK=1)")
+    p.add_argument("--only", default="", help=f"comma-separated subset of: {', '.join(ALL)}")
+    p.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
+    p.add_argument("--work-dir", default=os.path.join(ROOT, "benchmarks", "work"),
+                   help="generated inputs (cached) and scratch space")
+    p.add_argument("--repeats", type=int, default=None, help="measured runs per Spark system (default by mode)")
+    p.add_argument("--no-plots", action="store_true")
+    args = p.parse_args(argv)
+    chosen = [b.strip() for b in args.only.split(",") if b.strip()] or ALL
+    unknown = [b for b in chosen if b not in ALL]
+    if unknown:
+        p.error(f"unknown benchmark(s) {unknown}; choose from {ALL}")
+    args.benchmarks = [b for b in ALL if b in chosen]
+    return args
+
+
+def require_jar() -> None:
+    import spark_suppress
+
+    try:
+        spark_suppress.jar_path()
+    except spark_suppress.JarNotFoundError as e:
+        sys.exit(f"benchmarks/run.py: {e}")
+
+
+def checks_failed(result) -> bool:
+    check = result.get("check") or {}
+    for key in ("same_final_rows", "ok", "every_record_joined_once"):
+        if key in check and not check[key]:
+            return True
+    return bool(result.get("failures"))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    if args.repeats is not None:
+        from dataclasses import replace
+
+        settings = replace(settings, repeats=args.repeats)
+    require_jar()
+    started = time.time()
+    stamp = datetime.now(timezone.utc)
+    data_dir = os.path.join(args.work_dir, "data")
+    scratch = os.path.join(args.work_dir, "runs")
+    os.makedirs(args.results_dir, exist_ok=True)
+    results = {
+        "schema": 1,
+        "date": stamp.isoformat(timespec="seconds"),
+        "mode": settings.mode,
+        "git_commit": machine.git_commit(ROOT),
+        "machine": machine.machine(),
+        "versions": machine.versions(ROOT),
+        "benchmarks": {},
+        "errors": {},
+        "load_average": {"start": machine.load_average()},
+    }
+    failed = False
+
+    def record(name, fn):
+        nonlocal failed
+        load_before = machine.load_average()
+        t0 = time.time()
+        try:
+            result = fn()
+        except Exception as e:  # a failed benchmark is recorded and the others still run
+            traceback.print_exc()
+            results["errors"][name] = f"{type(e).__name__}: {e}"[:4000]
+            failed = True
+            return
+        result["elapsed_seconds"] = round(time.time() - t0, 1)
+        result["load_average"] = {"before": load_before, "after": machine.load_average()}
+        results["benchmarks"][name] = result
+        failed = failed or checks_failed(result)
+        log(f"{name} done in {result['elapsed_seconds']} s")
+
+    if "buffer_core" in args.benchmarks:
+        from harness import buffer_core
+
+        record("buffer_core", lambda: buffer_core.run(ROOT, args.work_dir, settings.jmh))
+        bc = results["benchmarks"].get("buffer_core")
+        if bc:
+            results["versions"]["kafka-streams"] = bc["versions"]["kafka-streams"]
+            results["versions"]["jmh"] = bc["versions"]["jmh"]
+            results["versions"].setdefault("scala", bc["versions"]["scala"])
+
+    spark_benchmarks = [b for b in args.benchmarks if b in SPARK_BENCHMARKS]
+    if spark_benchmarks:
+        from harness import streaming
+        from harness.context import Context
+
+        spark = streaming.session()
+        results["versions"] = {**results["versions"], **machine.versions(ROOT, spark)}
+        ctx = Context(spark=spark, settings=settings, work_dir=scratch, data_dir=data_dir,
+                      results_dir=args.results_dir)
+        for name in spark_benchmarks:
+            module = __import__(f"harness.{name}", fromlist=["run"])
+            record(name, lambda module=module: module.run(ctx))
+        spark.stop()
+
+    results["load_average"]["end"] = machine.load_average()
+    results["elapsed_seconds"] = round(time.time() - started, 1)
+    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}.json")
+    with open(path, "w") as fh:
+        json.dump(results, fh, indent=2, sort_keys=False)
+        fh.write("\n")
+    log(f"results: {os.path.relpath(path, ROOT)} ({results['elapsed_seconds']} s)")
+    if not args.no_plots:
+        import plots
+
+        for png in plots.write_all(path):
+            log(f"plot: {os.path.relpath(png, ROOT)}")
+    import report
+
+    print(report.summary(results))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
