@@ -78,8 +78,8 @@ FULL = Settings(
     join_graces_ms=[0, 1_000, 5_000, 20_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
-    jmh={"forks": 2, "warmup_iterations": 3, "iterations": 5, "iteration_time": "1s", "size": 100_000,
-         "records": 500_000, "distinct_keys": 50_000, "time_limit_ms": 5_000, "max_records": 20_000},
+    jmh={"forks": 2, "warmup_iterations": 5, "iterations": 5, "iteration_time": "1s", "size": 100_000,
+         "records": 200_000, "distinct_keys": 50_000, "time_limit_ms": 5_000, "max_records": 20_000},
 )
 
 QUICK = Settings(

@@ -3,20 +3,37 @@ package io.github.sparksuppress.core
 /**
  * A time-ordered key -> record buffer: one entry per key, ordered by `(bufferTime, key)`.
  *
- * Each entry is at once a node of a chained hash table (lookup by key) and a slot of an indexed binary min-heap
- * (the oldest entry at the root, its heap position stored in the entry). Insert, re-time and evict are therefore
- * O(log n), an update that keeps the buffer time is O(1), and the entry is the only object a new key allocates.
+ * Each entry is a node of a chained hash table (lookup by key) and a slot of a time index in two levels: entries
+ * with the same buffer time share a bucket, and the buckets form a binary min-heap ordered by time, found by time
+ * through an open-addressing table. Streams put many records into each millisecond and mostly in time order, so
+ * an eviction usually takes the next entry of the first bucket without touching the time heap, and ties are
+ * broken within a small bucket rather than all along one large heap (which is what made a single heap of entries
+ * slower than Kafka's tree at evictions). A bucket keeps its entries unordered until one is asked for, then sorts
+ * them once if it is small and hands them out in order, or turns into a min-heap by key if it is large. The time
+ * heap is kept in primitive arrays (times, bucket ids, and each id's heap position), so sifting it never touches a
+ * bucket object. Insert, re-time and evict are O(log n); an update that keeps the buffer time is O(1).
  *
  * Sizes are supplied by the caller with each put, so the size model stays outside this class.
  * Not thread-safe: one buffer belongs to one task.
  */
 final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: KeyOps[K]) {
-  import SuppressionBuffer.Entry
+  import SuppressionBuffer.{Bucket, Entry}
 
   private[this] var table: Array[Entry[K, V]] = new Array[Entry[K, V]](16)
-  private[this] var heap: Array[Entry[K, V]] = new Array[Entry[K, V]](16)
   private[this] var count = 0
   private[this] var bytes = 0L
+
+  // The time heap: slot i holds bucket buckets(i), whose time is bucketTimes(i) and id bucketIds(i);
+  // positions(id) is the slot of bucket id. Ids of dropped buckets are reused (freeIds is a stack of them).
+  private[this] var buckets: Array[Bucket[K, V]] = new Array[Bucket[K, V]](4)
+  private[this] var bucketTimes: Array[Long] = new Array[Long](4)
+  private[this] var bucketIds: Array[Int] = new Array[Int](4)
+  private[this] var positions: Array[Int] = new Array[Int](4)
+  private[this] var freeIds: Array[Int] = new Array[Int](4)
+  private[this] var freeCount = 0
+  private[this] var bucketCount = 0
+  private[this] var byTime: Array[Bucket[K, V]] = new Array[Bucket[K, V]](8)
+  private[this] var byTimeShift = 64 - 3
 
   /** Number of buffered keys. */
   def numRecords: Int = count
@@ -28,10 +45,10 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   def nonEmpty: Boolean = count != 0
 
   /** The smallest buffer time, or `Long.MaxValue` when empty. */
-  def minBufferTime: Long = if (count == 0) Long.MaxValue else heap(0).bufferTime
+  def minBufferTime: Long = if (count == 0) Long.MaxValue else bucketTimes(0)
 
   /** The entry that would be evicted next, or null when empty. */
-  def oldest: BufferedRecord[K, V] = if (count == 0) null else heap(0)
+  def oldest: BufferedRecord[K, V] = if (count == 0) null else first(buckets(0))
 
   def get(key: K): Option[BufferedRecord[K, V]] = Option(find(key))
 
@@ -52,9 +69,9 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       bytes += size - e.sizeBytes
       e.sizeBytes = size
       if (rule == BufferTimeRule.Latest && bufferTime != e.bufferTime) {
-        val earlier = bufferTime < e.bufferTime
+        leaveBucket(e)
         e.bufferTime = bufferTime
-        if (earlier) siftUp(e.heapIndex) else siftDown(e.heapIndex)
+        joinBucket(e)
       }
     } else {
       e = new Entry[K, V](key, h)
@@ -66,19 +83,16 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       val slot = h & (table.length - 1)
       e.next = table(slot)
       table(slot) = e
-      if (count == heap.length) heap = java.util.Arrays.copyOf(heap, heap.length * 2)
-      heap(count) = e
-      e.heapIndex = count
       count += 1
       bytes += size
-      siftUp(e.heapIndex)
+      joinBucket(e)
     }
   }
 
   /** Removes and returns the oldest entry; throws when empty. */
   def evictOldest(): BufferedRecord[K, V] = {
     if (count == 0) throw new NoSuchElementException("evictOldest on an empty suppression buffer")
-    val e = heap(0)
+    val e = first(buckets(0))
     removeEntry(e)
     e
   }
@@ -86,7 +100,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Evicts oldest-first while `condition` holds for the oldest entry; returns how many were evicted. */
   def evictWhile(condition: BufferedRecord[K, V] => Boolean)(emit: BufferedRecord[K, V] => Unit): Int = {
     var n = 0
-    while (count > 0 && condition(heap(0))) {
+    while (count > 0 && condition(first(buckets(0)))) {
       emit(evictOldest())
       n += 1
     }
@@ -103,12 +117,20 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Visits every entry in no particular order (use [[evictOldest]] for time order). */
   def foreach(f: BufferedRecord[K, V] => Unit): Unit = {
     var i = 0
-    while (i < count) { f(heap(i)); i += 1 }
+    while (i < bucketCount) {
+      val b = buckets(i)
+      var j = 0
+      while (j < b.size) { f(b.entries(j)); j += 1 }
+      i += 1
+    }
   }
 
   def clear(): Unit = {
     java.util.Arrays.fill(table.asInstanceOf[Array[AnyRef]], null)
-    java.util.Arrays.fill(heap.asInstanceOf[Array[AnyRef]], 0, count, null)
+    java.util.Arrays.fill(buckets.asInstanceOf[Array[AnyRef]], 0, bucketCount, null)
+    java.util.Arrays.fill(byTime.asInstanceOf[Array[AnyRef]], null)
+    bucketCount = 0
+    freeCount = 0
     count = 0
     bytes = 0L
   }
@@ -127,56 +149,253 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     while (cur ne e) { prev = cur; cur = cur.next }
     if (prev == null) table(slot) = e.next else prev.next = e.next
     e.next = null
-
-    val i = e.heapIndex
     count -= 1
     bytes -= e.sizeBytes
-    if (i != count) {
-      val last = heap(count)
-      heap(i) = last
-      last.heapIndex = i
-      heap(count) = null
-      if (less(last, e)) siftUp(i) else siftDown(i)
-    } else {
-      heap(count) = null
-    }
-    e.heapIndex = -1
+    leaveBucket(e)
   }
 
-  private[this] def less(a: Entry[K, V], b: Entry[K, V]): Boolean =
-    a.bufferTime < b.bufferTime || (a.bufferTime == b.bufferTime && keys.compare(a.key, b.key) < 0)
+  // ---- entries within a bucket ----
 
-  private[this] def siftUp(start: Int): Unit = {
-    val e = heap(start)
+  private[this] def joinBucket(e: Entry[K, V]): Unit = {
+    val b = bucketFor(e.bufferTime)
+    if (b.size == b.entries.length) b.entries = java.util.Arrays.copyOf(b.entries, b.size * 2)
+    b.entries(b.size) = e
+    e.bucket = b
+    b.size += 1
+    if (b.order == Bucket.Heap) keySiftUp(b, e, b.size - 1)
+    else {
+      e.slot = b.size - 1
+      // Still sorted if the newcomer is the new smallest key (sorted buckets keep their smallest key last) and
+      // the bucket is still small enough for removals that shift entries.
+      if (b.order == Bucket.Sorted && b.size > 1 &&
+          (b.size > Bucket.SortLimit || keys.compare(e.key, b.entries(b.size - 2).key) > 0)) {
+        b.order = Bucket.Unordered
+      }
+    }
+  }
+
+  /** The entry of `b` with the smallest key, ordering the bucket first if it is unordered. */
+  private[this] def first(b: Bucket[K, V]): Entry[K, V] = b.order match {
+    case Bucket.Heap => b.entries(0)
+    case Bucket.Sorted => b.entries(b.size - 1)
+    case _ =>
+      if (b.size <= Bucket.SortLimit) sortDescending(b) else heapify(b)
+      first(b)
+  }
+
+  private[this] def leaveBucket(e: Entry[K, V]): Unit = {
+    val b = e.bucket
+    val i = e.slot
+    b.size -= 1
+    if (i == b.size) {
+      b.entries(i) = null
+    } else if (b.order == Bucket.Heap) {
+      val last = b.entries(b.size)
+      b.entries(b.size) = null
+      if (keys.compare(last.key, e.key) < 0) keySiftUp(b, last, i) else keySiftDown(b, last, i)
+    } else if (b.order == Bucket.Sorted) {
+      // Close the gap, keeping the order (sorted buckets are small).
+      var j = i
+      while (j < b.size) {
+        val moved = b.entries(j + 1)
+        b.entries(j) = moved
+        moved.slot = j
+        j += 1
+      }
+      b.entries(b.size) = null
+    } else {
+      val last = b.entries(b.size)
+      b.entries(b.size) = null
+      b.entries(i) = last
+      last.slot = i
+    }
+    e.bucket = null
+    e.slot = -1
+    if (b.size == 0) dropBucket(b)
+  }
+
+  /** Insertion sort, largest key first, so that the smallest leaves from the end. */
+  private[this] def sortDescending(b: Bucket[K, V]): Unit = {
+    val es = b.entries
+    var i = 1
+    while (i < b.size) {
+      val e = es(i)
+      var j = i - 1
+      while (j >= 0 && keys.compare(es(j).key, e.key) < 0) {
+        es(j + 1) = es(j)
+        j -= 1
+      }
+      es(j + 1) = e
+      i += 1
+    }
+    i = 0
+    while (i < b.size) { es(i).slot = i; i += 1 }
+    b.order = Bucket.Sorted
+  }
+
+  private[this] def heapify(b: Bucket[K, V]): Unit = {
+    b.order = Bucket.Heap
+    var i = (b.size >>> 1) - 1
+    while (i >= 0) { keySiftDown(b, b.entries(i), i); i -= 1 }
+    i = 0
+    while (i < b.size) { b.entries(i).slot = i; i += 1 }
+  }
+
+  private[this] def keySiftUp(b: Bucket[K, V], e: Entry[K, V], start: Int): Unit = {
+    val es = b.entries
     var i = start
     while (i > 0) {
       val parent = (i - 1) >>> 1
-      val p = heap(parent)
-      if (!less(e, p)) { heap(i) = e; e.heapIndex = i; return }
-      heap(i) = p
-      p.heapIndex = i
+      val p = es(parent)
+      if (keys.compare(e.key, p.key) >= 0) { es(i) = e; e.slot = i; return }
+      es(i) = p
+      p.slot = i
       i = parent
     }
-    heap(i) = e
-    e.heapIndex = i
+    es(i) = e
+    e.slot = i
   }
 
-  private[this] def siftDown(start: Int): Unit = {
-    val e = heap(start)
+  private[this] def keySiftDown(b: Bucket[K, V], e: Entry[K, V], start: Int): Unit = {
+    val es = b.entries
+    val n = b.size
     var i = start
-    val half = count >>> 1
+    val half = n >>> 1
     while (i < half) {
       var child = 2 * i + 1
       val right = child + 1
-      if (right < count && less(heap(right), heap(child))) child = right
-      val c = heap(child)
-      if (!less(c, e)) { heap(i) = e; e.heapIndex = i; return }
-      heap(i) = c
-      c.heapIndex = i
+      if (right < n && keys.compare(es(right).key, es(child).key) < 0) child = right
+      val c = es(child)
+      if (keys.compare(c.key, e.key) >= 0) { es(i) = e; e.slot = i; return }
+      es(i) = c
+      c.slot = i
       i = child
     }
-    heap(i) = e
-    e.heapIndex = i
+    es(i) = e
+    e.slot = i
+  }
+
+  // ---- buckets: a binary min-heap by time (times in a primitive array), found by time through `byTime` ----
+
+  private[this] def bucketFor(time: Long): Bucket[K, V] = {
+    val mask = byTime.length - 1
+    var i = timeSlot(time)
+    var b = byTime(i)
+    while (b != null) {
+      if (b.time == time) return b
+      i = (i + 1) & mask
+      b = byTime(i)
+    }
+    if (bucketCount == buckets.length) {
+      val n = bucketCount * 2
+      buckets = java.util.Arrays.copyOf(buckets, n)
+      bucketTimes = java.util.Arrays.copyOf(bucketTimes, n)
+      bucketIds = java.util.Arrays.copyOf(bucketIds, n)
+      positions = java.util.Arrays.copyOf(positions, n)
+      freeIds = java.util.Arrays.copyOf(freeIds, n)
+    }
+    // Ids are 0 until bucketCount + freeCount; the free ones are reused first.
+    val id = if (freeCount > 0) { freeCount -= 1; freeIds(freeCount) } else bucketCount
+    b = new Bucket[K, V](time, id)
+    if (bucketCount + 1 > (byTime.length >> 1)) {
+      growByTime()
+      i = timeSlot(time)
+      while (byTime(i) != null) i = (i + 1) & (byTime.length - 1)
+    }
+    byTime(i) = b
+    bucketCount += 1
+    timeSiftUp(b, time, id, bucketCount - 1)
+    b
+  }
+
+  private[this] def dropBucket(b: Bucket[K, V]): Unit = {
+    // Out of the lookup table: backward-shift deletion keeps every remaining bucket reachable from its home slot.
+    val mask = byTime.length - 1
+    var hole = timeSlot(b.time)
+    while (byTime(hole) ne b) hole = (hole + 1) & mask
+    byTime(hole) = null
+    var j = (hole + 1) & mask
+    while (byTime(j) != null) {
+      val home = timeSlot(byTime(j).time)
+      val movable = if (hole <= j) home <= hole || home > j else home <= hole && home > j
+      if (movable) {
+        byTime(hole) = byTime(j)
+        byTime(j) = null
+        hole = j
+      }
+      j = (j + 1) & mask
+    }
+    // Out of the time heap.
+    val i = positions(b.id)
+    bucketCount -= 1
+    if (i != bucketCount) {
+      val last = buckets(bucketCount)
+      val lastTime = bucketTimes(bucketCount)
+      val lastId = bucketIds(bucketCount)
+      buckets(bucketCount) = null
+      if (lastTime < b.time) timeSiftUp(last, lastTime, lastId, i) else timeSiftDown(last, lastTime, lastId, i)
+    } else {
+      buckets(i) = null
+    }
+    freeIds(freeCount) = b.id
+    freeCount += 1
+  }
+
+  private[this] def timeSiftUp(b: Bucket[K, V], t: Long, id: Int, start: Int): Unit = {
+    var i = start
+    while (i > 0) {
+      val parent = (i - 1) >>> 1
+      if (bucketTimes(parent) <= t) { place(b, t, id, i); return }
+      move(parent, i)
+      i = parent
+    }
+    place(b, t, id, i)
+  }
+
+  private[this] def timeSiftDown(b: Bucket[K, V], t: Long, id: Int, start: Int): Unit = {
+    val n = bucketCount
+    var i = start
+    val half = n >>> 1
+    while (i < half) {
+      var child = 2 * i + 1
+      val right = child + 1
+      if (right < n && bucketTimes(right) < bucketTimes(child)) child = right
+      if (bucketTimes(child) >= t) { place(b, t, id, i); return }
+      move(child, i)
+      i = child
+    }
+    place(b, t, id, i)
+  }
+
+  private[this] def move(from: Int, to: Int): Unit = {
+    buckets(to) = buckets(from)
+    bucketTimes(to) = bucketTimes(from)
+    val id = bucketIds(from)
+    bucketIds(to) = id
+    positions(id) = to
+  }
+
+  private[this] def place(b: Bucket[K, V], t: Long, id: Int, i: Int): Unit = {
+    buckets(i) = b
+    bucketTimes(i) = t
+    bucketIds(i) = id
+    positions(id) = i
+  }
+
+  private[this] def timeSlot(time: Long): Int = ((time * 0x9E3779B97F4A7C15L) >>> byTimeShift).toInt
+
+  private[this] def growByTime(): Unit = {
+    byTime = new Array[Bucket[K, V]](byTime.length * 2)
+    byTimeShift -= 1
+    val mask = byTime.length - 1
+    var k = 0
+    while (k < bucketCount) {
+      val b = buckets(k)
+      var i = timeSlot(b.time)
+      while (byTime(i) != null) i = (i + 1) & mask
+      byTime(i) = b
+      k += 1
+    }
   }
 
   private[this] def growTable(): Unit = {
@@ -206,7 +425,26 @@ object SuppressionBuffer {
     var timestamp: Long = 0L
     var bufferTime: Long = 0L
     var sizeBytes: Long = 0L
-    var heapIndex: Int = -1
     var next: Entry[K, V] = _
+    var bucket: Bucket[K, V] = _
+    var slot: Int = -1
+  }
+
+  /** The entries sharing one buffer time, in the `order` below; `id` finds the bucket's place in the time heap. */
+  private[core] final class Bucket[K, V](val time: Long, val id: Int) {
+    var entries: Array[Entry[K, V]] = new Array[Entry[K, V]](4)
+    var size = 0
+    var order: Int = Bucket.Unordered
+  }
+
+  private[core] object Bucket {
+    /** Entries in no particular order (only ever asked for their smallest key when the bucket is first). */
+    val Unordered = 0
+    /** Sorted by key, largest first: the smallest key is the last entry. */
+    val Sorted = 1
+    /** A binary min-heap by key: the smallest key is the first entry. */
+    val Heap = 2
+    /** Buckets up to this size are sorted when first asked for their smallest key; larger ones become heaps. */
+    val SortLimit = 16
   }
 }

@@ -128,6 +128,39 @@ class SuppressionBufferPropertySuite extends AnyFunSuite {
     }
   }
 
+  test("crowded buffer times (small sorted buckets and large heap ones) keep the order through removals and re-times") {
+    for (seed <- 1 to 300) {
+      val rnd = new java.util.Random(seed)
+      val rule = if (rnd.nextBoolean()) BufferTimeRule.First else BufferTimeRule.Latest
+      val buffer = new SuppressionBuffer[String, Int](rule)
+      val model = mutable.Map.empty[String, (Long, Int)] // key -> (buffer time, value)
+      val keySpace = 1 + rnd.nextInt(120) // up to far more keys per buffer time than a bucket sorts
+      val times = 1 + rnd.nextInt(4)
+      def expectedOldest: Option[String] = model.toSeq.sortBy { case (k, (t, _)) => (t, k) }.headOption.map(_._1)
+      for (step <- 0 until 600) {
+        val key = f"k${rnd.nextInt(keySpace)}%03d"
+        rnd.nextInt(10) match {
+          case 0 | 1 =>
+            val got = if (buffer.isEmpty) None else Some(buffer.evictOldest().key)
+            val want = expectedOldest
+            want.foreach(model.remove)
+            assert(got === want, s"seed $seed step $step: evicted")
+          case 2 =>
+            assert(buffer.remove(key).map(_.value) === model.remove(key).map(_._2), s"seed $seed step $step: removed")
+          case _ =>
+            val time = rnd.nextInt(times).toLong
+            val kept = model.get(key).filter(_ => rule == BufferTimeRule.First).map(_._1)
+            model(key) = (kept.getOrElse(time), step)
+            buffer.put(key, step, time, time, 1)
+        }
+        assert(buffer.numRecords === model.size, s"seed $seed step $step: count")
+        assert(Option(buffer.oldest).map(_.key) === expectedOldest, s"seed $seed step $step: oldest")
+      }
+      val drained = Iterator.continually(buffer).takeWhile(_.nonEmpty).map(_.evictOldest().key).toList
+      assert(drained === model.toSeq.sortBy { case (k, (t, _)) => (t, k) }.map(_._1), s"seed $seed: drained")
+    }
+  }
+
   test("ties in buffer time go to the smaller key bytes, unsigned (Kafka's order)") {
     val buffer = new SuppressionBuffer[Array[Byte], String](BufferTimeRule.First)
     buffer.put(Array[Byte](-1), "high", 0, 5, 1) // 0xFF sorts after 0x01 unsigned

@@ -20,7 +20,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class SuppressLoopBenchmark {
 
@@ -29,7 +29,7 @@ public class SuppressLoopBenchmark {
         @Param({SparkSuppressBuffer.NAME, KafkaStreamsBuffer.NAME})
         public String buffer;
 
-        @Param({"500000"})
+        @Param({"200000"})
         public int records;
 
         @Param({"50000"})
