@@ -1,0 +1,84 @@
+package io.github.sparksuppress.spark
+
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SlidingWindowDefinition, WindowDefinition}
+
+/**
+ * Everything the executors need to run one windowed aggregation; built and checked on the driver.
+ *
+ * @param keySchema      the key columns (watermark markers removed)
+ * @param inputSchema    the evaluated aggregate inputs
+ * @param precombine     records are combined per key and window before the shuffle (time windows, final
+ *                       results, built-in aggregates only)
+ * @param timestampNtz   the event-time column is TIMESTAMP_NTZ (the output times are then too)
+ * @param fingerprint    what stored state depends on (windows, aggregates, key types); checked on restore
+ */
+final case class WindowAggregateParams(
+    operatorName: String,
+    explicitName: Option[String],
+    definition: WindowDefinition,
+    mode: EmitMode,
+    aggregates: Array[WindowAggregate],
+    keySchema: StructType,
+    inputSchema: StructType,
+    precombine: Boolean,
+    timestampNtz: Boolean,
+    fingerprint: Long) {
+
+  /** Sessions emitting updates also retract the sessions a merge removes. */
+  def retractions: Boolean = mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
+
+  /**
+   * The output `window.end`: exclusive, as Spark's `window()` and `session_window()` give it. Time windows keep
+   * Kafka's exclusive end; a sliding window's inclusive end becomes end + 1 ms; a session ends `gap` after its
+   * last record, as `session_window` has it (Kafka's inclusive session end is the result's timestamp).
+   */
+  def outputEnd(end: Long): Long = definition match {
+    case _: SlidingWindowDefinition => end + 1
+    case s: SessionWindowDefinition => end + s.gapMs
+    case _ => end
+  }
+}
+
+/**
+ * The rows between the map side and the state operator. Every row names its group (the key's bytes; empty
+ * for partition summaries), its arrival sequence and its kind; the other columns depend on the kind:
+ *
+ *  - [[ShuffleRows.Record]]: `ts`, `key` (the key's values) and the aggregate inputs `in0...`;
+ *  - [[ShuffleRows.Partial]]: `ts` = largest record timestamp, `start` = window start, `n` = records,
+ *    `blob` = the partial buffer;
+ *  - [[ShuffleRows.KeySummary]]: per key and input partition when pre-combining: `ts` = the key's largest
+ *    timestamp there, `n` = records dropped there, `key`;
+ *  - [[ShuffleRows.PartitionSummary]]: per input partition: `blob` = lateness sketch and null-key and
+ *    invalid-time drops.
+ */
+private[spark] object ShuffleRows {
+  val Record = 0
+  val Partial = 1
+  val KeySummary = 2
+  val PartitionSummary = 3
+
+  val Group = 0
+  val Arrival = 1
+  val Kind = 2
+  val Ts = 3
+  val Start = 4
+  val N = 5
+  val Blob = 6
+  val Key = 7
+  val Inputs = 8
+
+  val GroupColumn = "__spark_suppress_group"
+
+  def schema(keySchema: StructType, inputSchema: StructType): StructType = StructType(Seq(
+    StructField(GroupColumn, BinaryType, nullable = false),
+    StructField("__spark_suppress_seq", LongType, nullable = false),
+    StructField("__spark_suppress_kind", IntegerType, nullable = false),
+    StructField("__spark_suppress_ts", LongType, nullable = false),
+    StructField("__spark_suppress_start", LongType, nullable = false),
+    StructField("__spark_suppress_n", LongType, nullable = false),
+    StructField("__spark_suppress_blob", BinaryType, nullable = true),
+    StructField("__spark_suppress_key", keySchema, nullable = true)) ++
+    inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true)))
+}

@@ -1,0 +1,61 @@
+package io.github.sparksuppress.spark
+
+import org.apache.spark.sql.Row
+
+import io.github.sparksuppress.core._
+
+/**
+ * The stored state of one key of a windowed aggregation:
+ *
+ * {{{
+ *   format (1 byte) | operator name (bytes, empty when unnamed) | fingerprint (zig-zag)
+ *   | key values (row) | open windows (KeyWindowsCodec, buffers by AggregateBuffers.stateCodec)
+ * }}}
+ *
+ * The format byte lets a later version refuse or migrate old state; the name guards against loading another
+ * named operator's state; the fingerprint (windows, aggregates, key types) against reading buffers written for
+ * other aggregates or window sizes, which would silently mean something else.
+ */
+private[spark] object WindowAggregateState {
+  val Format: Int = 1
+
+  final case class Stored(keyValues: Row, windows: KeyWindows[AggregateBuffer])
+
+  def write(p: WindowAggregateParams, keyValues: Row, windows: KeyWindows[AggregateBuffer], keys: RowCodec,
+      buffers: AggregateBuffers): Array[Byte] = {
+    val out = new ByteWriter(64 + windows.size * 32)
+    out.writeByte(Format)
+    out.writeBytes(p.explicitName.map(_.getBytes("UTF-8")).getOrElse(Array.emptyByteArray))
+    out.writeZigZag(p.fingerprint)
+    keys.writeRow(out, keyValues)
+    KeyWindowsCodec.write(windows, p.definition, out, buffers.stateCodec)
+    out.toByteArray
+  }
+
+  def read(bytes: Array[Byte], p: WindowAggregateParams, keys: RowCodec, buffers: AggregateBuffers): Stored = {
+    val operator = s"aggregate_windowed '${p.operatorName}'"
+    val in = new ByteReader(bytes)
+    val format = in.readByte()
+    if (format != Format) {
+      throw new IllegalStateException(
+        s"$operator: the stored state has format $format, but this spark-suppress version reads format $Format. " +
+          "Restart with the spark-suppress version that wrote the checkpoint, or start from a new checkpoint.")
+    }
+    val storedName = new String(in.readBytes(), "UTF-8")
+    p.explicitName.foreach { n =>
+      if (storedName.nonEmpty && storedName != n) {
+        throw new IllegalStateException(
+          s"$operator: the state at this operator's position in the checkpoint belongs to the operator named " +
+            s"'$storedName'. Spark locates state by operator position, so the query's stateful operators were " +
+            "reordered or replaced; restore the original order, or start from a new checkpoint.")
+      }
+    }
+    if (in.readZigZag() != p.fingerprint) {
+      throw new IllegalStateException(
+        s"$operator: the checkpoint's state was written for other windows, aggregations or key types than this " +
+          "query now has, and would be misread. Restore the original windows and aggregations, or start from a new " +
+          "checkpoint (open windows would be lost).")
+    }
+    Stored(keys.readRow(in), KeyWindowsCodec.read(in, p.definition, buffers.stateCodec))
+  }
+}
