@@ -17,6 +17,12 @@ from .errors import (
 from .operators import metrics, suppress
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
 
+# ---- windowed aggregation with emit strategies (KIP-825) ----
+from .windowed import aggregate_windowed, string_fold
+from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
+
+# ---- end of windowed aggregation ----
+
 __all__ = [
     "__version__",
     "configure",
@@ -31,4 +37,11 @@ __all__ = [
     "JarNotFoundError",
     "VersionMismatchError",
     "ClassicSessionRequiredError",
+    # windowed aggregation with emit strategies (KIP-825)
+    "aggregate_windowed",
+    "string_fold",
+    "TimeWindows",
+    "SlidingWindows",
+    "SessionWindows",
+    "EmitStrategy",
 ]
