@@ -21,25 +21,26 @@ import io.github.sparksuppress.core._
  *    earliest window that will close.
  */
 final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorMetricsAccumulator)
-    extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
+    extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
   import ShuffleRows._
 
-  @transient private lazy val buffers = new AggregateBuffers(p.aggregates)
-  @transient private lazy val keyCodec = new RowCodec(p.keySchema)
+  private val layout = new ShuffleRows(p.keySchema.length)
+  import layout._
 
-  override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+  @transient private lazy val buffers = new AggregateBuffers(p.aggregates)
+
+  override def apply(key: Row, rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val watermark = state.getCurrentWatermarkMs()
-    if (group.isEmpty) {
+    if ((0 until key.length).forall(key.isNullAt)) { // no record has an all-null key: the partition summaries
       summarize(rows, watermark)
       return Iterator.empty
     }
     val batch = if (state.hasTimedOut) Array.empty[Row] else rows.toArray
     if (batch.length > 1) java.util.Arrays.sort(batch, BySeq)
-    val stored = state.getOption.map(WindowAggregateState.read(_, p, keyCodec, buffers))
-    val keyValues = stored.map(_.keyValues).getOrElse(batch.find(r => !r.isNullAt(Key)).map(_.getStruct(Key)).orNull)
-    val windows = stored.map(_.windows).getOrElse(WindowedAggregator.emptyWindows[AggregateBuffer](p.definition))
+    val stored = state.getOption.map(WindowAggregateState.read(_, p, buffers))
+    val windows = stored.getOrElse(WindowedAggregator.emptyWindows[AggregateBuffer](p.definition))
     val aggregator = WindowedAggregator(p.definition, p.mode, buffers, windows)
-    val sink = new OutputSink(keyValues)
+    val sink = new OutputSink(key)
 
     aggregator.closeDue(watermark, sink)
     var predropped = 0L
@@ -48,7 +49,7 @@ final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorM
 
     if (windows.isEmpty) { if (stored.isDefined) state.remove() }
     else {
-      if (aggregator.changed || stored.isEmpty) state.update(WindowAggregateState.write(p, keyValues, windows, keyCodec, buffers))
+      if (aggregator.changed || stored.isEmpty) state.update(WindowAggregateState.write(p, windows, buffers))
       val wakeUp = aggregator.nextWakeUp
       // Spark fires a timer once timer < watermark; the key needs a call once wakeUp <= stream time. Timers
       // must be positive: the only window due at stream time 1 (time window [0,1), no grace) waits until 2.

@@ -9,7 +9,8 @@ import io.github.sparksuppress.core._
 
 /**
  * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
- * micro-batch). Input rows are `key columns..., event time, aggregate inputs...`.
+ * micro-batch). Input rows are `key columns..., event time (epoch ms, or a TIMESTAMP_NTZ value), aggregate
+ * inputs...`.
  *
  * Records without a key (all key columns null) or without a usable event time (null, or before the epoch,
  * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
@@ -24,15 +25,14 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
   private val tsColumn = keys
   private val inputOffset = keys + 1
   private val inputs = p.inputSchema.length
-  private val width = Inputs + inputs
+  private val layout = new ShuffleRows(keys)
+  private val width = layout.Inputs + inputs
 
-  @transient private lazy val keyEncoder = KeyEncoding.encoder(p.keySchema)
   @transient private lazy val buffers = new AggregateBuffers(p.aggregates)
 
   override def apply(rows: Iterator[Row]): Iterator[Row] = {
     val partition = Option(TaskContext.get()).map(_.partitionId().toLong).getOrElse(0L)
-    val base = partition << 33
-    val task = new TaskState(base)
+    val task = new TaskState(partition << 33)
     if (p.precombine) combine(rows, task) else records(rows, task)
   }
 
@@ -42,11 +42,11 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
     var unkeyed = 0L
     var untimed = 0L
 
-    /** The record's event time in ms, or Long.MinValue (counted) when it has none that windows can use. */
+    /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
     def eventTime(row: Row): Long = {
       position += 1
       if (row.isNullAt(tsColumn)) { untimed += 1; return Long.MinValue }
-      val ts = SparkTime.millis(row.get(tsColumn))
+      val ts = if (p.timestampNtz) SparkTime.millis(row.get(tsColumn)) else row.getLong(tsColumn)
       if (ts < 0) { untimed += 1; return Long.MinValue }
       lateness.add(ts)
       var k = 0
@@ -61,25 +61,23 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
         lateness.write(out)
         out.writeVarLong(unkeyed)
         out.writeVarLong(untimed)
-        Iterator.single(shuffleRow(Array.emptyByteArray, base, PartitionSummary, 0L, 0L, 0L, out.toByteArray, null, null))
+        Iterator.single(shuffleRow(null, base, PartitionSummary, 0L, 0L, 0L, out.toByteArray, null))
       }
   }
 
-  private def keyValues(row: Row): Row = {
-    val values = new Array[Any](keys)
-    var i = 0
-    while (i < keys) { values(i) = row.get(i); i += 1 }
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
-  }
-
-  private def shuffleRow(group: Array[Byte], seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
-      key: Row, inputsFrom: Row): Row = {
+  /** A shuffle row with the key columns of `keyFrom` (a row starting with them; all null when null). */
+  private def shuffleRow(keyFrom: Row, seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
+      inputsFrom: Row): Row = {
     val values = new Array[Any](width)
-    values(Group) = group; values(Arrival) = seq; values(Kind) = kind; values(Ts) = ts; values(Start) = start
-    values(N) = n; values(Blob) = blob; values(Key) = key
+    if (keyFrom != null) {
+      var k = 0
+      while (k < keys) { values(k) = keyFrom.get(k); k += 1 }
+    }
+    values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
+    values(layout.N) = n; values(layout.Blob) = blob
     if (inputsFrom != null) {
       var i = 0
-      while (i < inputs) { values(Inputs + i) = inputsFrom.get(inputOffset + i); i += 1 }
+      while (i < inputs) { values(layout.Inputs + i) = inputsFrom.get(inputOffset + i); i += 1 }
     }
     Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
   }
@@ -88,21 +86,21 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
     rows.flatMap { row =>
       val ts = task.eventTime(row)
       if (ts == Long.MinValue) None
-      else Some(shuffleRow(keyEncoder.encode(row), task.base + task.position, Record, ts, 0L, 0L, null, keyValues(row), row))
+      else Some(shuffleRow(row, task.base + task.position, Record, ts, 0L, 0L, null, row))
     } ++ task.summary
 
   private def combine(rows: Iterator[Row], task: TaskState): Iterator[Row] = {
     val definition = p.definition.asInstanceOf[TimeWindowDefinition]
-    val byKey = new java.util.LinkedHashMap[WindowAggregateMapSide.KeyBytes, (Row, TimeWindowPartials[InputRecord, AggregateBuffer])]()
+    val byKey = new java.util.HashMap[Any, (Row, TimeWindowPartials[InputRecord, AggregateBuffer])]()
     val record = new InputRecord
     record.offset = inputOffset
     rows.foreach { row =>
       val ts = task.eventTime(row)
       if (ts != Long.MinValue) {
-        val key = new WindowAggregateMapSide.KeyBytes(keyEncoder.encode(row))
+        val key = WindowAggregateMapSide.hashKey(row, keys)
         var entry = byKey.get(key)
         if (entry == null) {
-          entry = (keyValues(row), new TimeWindowPartials[InputRecord, AggregateBuffer](definition, buffers))
+          entry = (row, new TimeWindowPartials[InputRecord, AggregateBuffer](definition, buffers))
           byKey.put(key, entry)
         }
         record.row = row
@@ -111,14 +109,14 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
         entry._2.add(record, ts)
       }
     }
-    val out = new ArrayBuffer[Row]()
-    byKey.forEach { (key, entry) =>
-      val (values, partials) = entry
-      out += shuffleRow(key.bytes, task.base, KeySummary, partials.maxTs, 0L, partials.dropped, null, values, null)
+    val out = new ArrayBuffer[Row](byKey.size * 2)
+    byKey.forEach { (_, entry) =>
+      val (first, partials) = entry
+      out += shuffleRow(first, task.base, KeySummary, partials.maxTs, 0L, partials.dropped, null, null)
       partials.result.foreach { w =>
         val blob = new ByteWriter(32)
         buffers.partialCodec.write(blob, w.buffer)
-        out += shuffleRow(key.bytes, task.base, Partial, w.maxTs, w.start, w.records, blob.toByteArray, null, null)
+        out += shuffleRow(first, task.base, Partial, w.maxTs, w.start, w.records, blob.toByteArray, null)
       }
     }
     out.iterator ++ task.summary
@@ -126,6 +124,30 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
 }
 
 object WindowAggregateMapSide {
+  /**
+   * A hash-map key equal for two rows exactly when Spark groups them together: a single key column's value
+   * itself (binaries by content, -0.0 as 0.0), else the row of key values.
+   */
+  private[spark] def hashKey(row: Row, keys: Int): Any =
+    if (keys == 1) row.get(0) match {
+      case b: Array[Byte] => new KeyBytes(b)
+      case d: java.lang.Double => if (d.doubleValue() == 0.0) java.lang.Double.valueOf(0.0) else d
+      case f: java.lang.Float => if (f.floatValue() == 0.0f) java.lang.Float.valueOf(0.0f) else f
+      case v => v
+    }
+    else {
+      val values = new Array[Any](keys)
+      var k = 0
+      while (k < keys) {
+        values(k) = row.get(k) match {
+          case b: Array[Byte] => new KeyBytes(b)
+          case v => v
+        }
+        k += 1
+      }
+      Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    }
+
   /** Key bytes with content equality, for hash maps. */
   final class KeyBytes(val bytes: Array[Byte]) {
     override val hashCode: Int = java.util.Arrays.hashCode(bytes)

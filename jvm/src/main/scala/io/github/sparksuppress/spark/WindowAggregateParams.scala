@@ -42,43 +42,41 @@ final case class WindowAggregateParams(
 }
 
 /**
- * The rows between the map side and the state operator. Every row names its group (the key's bytes; empty
- * for partition summaries), its arrival sequence and its kind; the other columns depend on the kind:
+ * The rows between the map side and the state operator: the key columns (the grouping key; all null for
+ * partition summaries, since records without a key never travel), then the row's arrival sequence and kind;
+ * the other columns depend on the kind:
  *
- *  - [[ShuffleRows.Record]]: `ts`, `key` (the key's values) and the aggregate inputs `in0...`;
+ *  - [[ShuffleRows.Record]]: `ts` and the aggregate inputs;
  *  - [[ShuffleRows.Partial]]: `ts` = largest record timestamp, `start` = window start, `n` = records,
  *    `blob` = the partial buffer;
  *  - [[ShuffleRows.KeySummary]]: per key and input partition when pre-combining: `ts` = the key's largest
- *    timestamp there, `n` = records dropped there, `key`;
+ *    timestamp there, `n` = records dropped there;
  *  - [[ShuffleRows.PartitionSummary]]: per input partition: `blob` = lateness sketch and null-key and
  *    invalid-time drops.
  */
+private[spark] final class ShuffleRows(val keys: Int) extends Serializable {
+  val Arrival: Int = keys
+  val Kind: Int = keys + 1
+  val Ts: Int = keys + 2
+  val Start: Int = keys + 3
+  val N: Int = keys + 4
+  val Blob: Int = keys + 5
+  val Inputs: Int = keys + 6
+}
+
 private[spark] object ShuffleRows {
   val Record = 0
   val Partial = 1
   val KeySummary = 2
   val PartitionSummary = 3
 
-  val Group = 0
-  val Arrival = 1
-  val Kind = 2
-  val Ts = 3
-  val Start = 4
-  val N = 5
-  val Blob = 6
-  val Key = 7
-  val Inputs = 8
-
-  val GroupColumn = "__spark_suppress_group"
-
-  def schema(keySchema: StructType, inputSchema: StructType): StructType = StructType(Seq(
-    StructField(GroupColumn, BinaryType, nullable = false),
-    StructField("__spark_suppress_seq", LongType, nullable = false),
-    StructField("__spark_suppress_kind", IntegerType, nullable = false),
-    StructField("__spark_suppress_ts", LongType, nullable = false),
-    StructField("__spark_suppress_start", LongType, nullable = false),
-    StructField("__spark_suppress_n", LongType, nullable = false),
-    StructField("__spark_suppress_blob", BinaryType, nullable = true),
-    StructField("__spark_suppress_key", keySchema, nullable = true)) ++
-    inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true)))
+  def schema(keySchema: StructType, inputSchema: StructType): StructType = StructType(
+    keySchema.fields.map(_.copy(nullable = true)).toSeq ++ Seq(
+      StructField("__spark_suppress_seq", LongType, nullable = false),
+      StructField("__spark_suppress_kind", IntegerType, nullable = false),
+      StructField("__spark_suppress_ts", LongType, nullable = false),
+      StructField("__spark_suppress_start", LongType, nullable = false),
+      StructField("__spark_suppress_n", LongType, nullable = false),
+      StructField("__spark_suppress_blob", BinaryType, nullable = true)) ++
+      inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true)))
 }

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
-import org.apache.spark.sql.functions.{col, count, lit}
+import org.apache.spark.sql.functions.{col, count, lit, unix_millis}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
@@ -43,7 +43,6 @@ object WindowAggregatePlan {
     val keyIdx = a.key.map(k => InputColumns.index(schema, k, "key", operator)).toArray
     keyIdx.foreach { i =>
       KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name)
-      RowCodec.requireSupported(schema.fields(i).dataType, schema.fields(i).name)
     }
     val tsIdx = InputColumns.index(schema, a.timestamp, "timestamp", operator)
     InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
@@ -98,16 +97,19 @@ object WindowAggregatePlan {
         "window-aggregate-final-emit-latency-max" -> snap.maxima.get("emit-latency-max").map(_.toDouble).getOrElse(0.0))
     }
 
+    // Event time crosses as epoch milliseconds (no Timestamp object per record); TIMESTAMP_NTZ as it is.
+    val eventTime = col(WatermarkBypass.quote(tsField.name))
     val projected = df.select(
-      (keyIdx.toSeq.map(i => col(WatermarkBypass.quote(schema.fields(i).name))) :+
-        col(WatermarkBypass.quote(tsField.name))) ++ resolved.inputColumns: _*)
+      (keySchema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))) :+
+        (if (params.timestampNtz) eventTime else unix_millis(eventTime))) ++ resolved.inputColumns: _*)
     val shuffleSchema = ShuffleRows.schema(keySchema, resolved.inputSchema)
     val mapped = projected.mapPartitions(new WindowAggregateMapSide(params))(Encoders.row(shuffleSchema))
     val anchored = mapped.select(mapped.columns.toSeq.map(c => col(WatermarkBypass.quote(c))) :+ WatermarkBypass.anchor: _*)
     val fn = new WindowAggregateFunction(params, op.accumulator)
+    // Grouped by the key columns themselves: Spark's own grouping, and the state row's key is the key.
     val out = anchored
-      .groupBy(col(ShuffleRows.GroupColumn))
-      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(anchored.schema))
+      .groupBy(keySchema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*)
+      .as[Row, Row](Encoders.row(keySchema), Encoders.row(anchored.schema))
       .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout())(fn)(
         Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
     out.observe(op.observationName, count(lit(1)).as("emitted"))

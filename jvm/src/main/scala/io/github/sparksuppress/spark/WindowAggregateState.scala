@@ -1,7 +1,5 @@
 package io.github.sparksuppress.spark
 
-import org.apache.spark.sql.Row
-
 import io.github.sparksuppress.core._
 
 /**
@@ -9,30 +7,27 @@ import io.github.sparksuppress.core._
  *
  * {{{
  *   format (1 byte) | operator name (bytes, empty when unnamed) | fingerprint (zig-zag)
- *   | key values (row) | open windows (KeyWindowsCodec, buffers by AggregateBuffers.stateCodec)
+ *   | open windows (KeyWindowsCodec, buffers by AggregateBuffers.stateCodec)
  * }}}
  *
  * The format byte lets a later version refuse or migrate old state; the name guards against loading another
  * named operator's state; the fingerprint (windows, aggregates, key types) against reading buffers written for
- * other aggregates or window sizes, which would silently mean something else.
+ * other aggregates or window sizes, which would silently mean something else. The key itself is Spark's
+ * grouping key of the state row, so it is not stored again.
  */
 private[spark] object WindowAggregateState {
   val Format: Int = 1
 
-  final case class Stored(keyValues: Row, windows: KeyWindows[AggregateBuffer])
-
-  def write(p: WindowAggregateParams, keyValues: Row, windows: KeyWindows[AggregateBuffer], keys: RowCodec,
-      buffers: AggregateBuffers): Array[Byte] = {
+  def write(p: WindowAggregateParams, windows: KeyWindows[AggregateBuffer], buffers: AggregateBuffers): Array[Byte] = {
     val out = new ByteWriter(64 + windows.size * 32)
     out.writeByte(Format)
     out.writeBytes(p.explicitName.map(_.getBytes("UTF-8")).getOrElse(Array.emptyByteArray))
     out.writeZigZag(p.fingerprint)
-    keys.writeRow(out, keyValues)
     KeyWindowsCodec.write(windows, p.definition, out, buffers.stateCodec)
     out.toByteArray
   }
 
-  def read(bytes: Array[Byte], p: WindowAggregateParams, keys: RowCodec, buffers: AggregateBuffers): Stored = {
+  def read(bytes: Array[Byte], p: WindowAggregateParams, buffers: AggregateBuffers): KeyWindows[AggregateBuffer] = {
     val operator = s"aggregate_windowed '${p.operatorName}'"
     val in = new ByteReader(bytes)
     val format = in.readByte()
@@ -56,6 +51,6 @@ private[spark] object WindowAggregateState {
           "query now has, and would be misread. Restore the original windows and aggregations, or start from a new " +
           "checkpoint (open windows would be lost).")
     }
-    Stored(keys.readRow(in), KeyWindowsCodec.read(in, p.definition, buffers.stateCodec))
+    KeyWindowsCodec.read(in, p.definition, buffers.stateCodec)
   }
 }
