@@ -134,6 +134,10 @@ def test_python_side_validation_names_the_parameter():
         SessionWindows.of_inactivity_gap_and_grace(0, 0)
     with pytest.raises(TypeError, match="TimeWindows size must be a datetime.timedelta or an int"):
         TimeWindows.of_size_with_no_grace("5 minutes")
+    with pytest.raises(ValueError, match="SessionWindows grace must be >= 0"):
+        SessionWindows.of_inactivity_gap_and_grace(10, -1)
+    with pytest.raises(ValueError, match="SlidingWindows grace must be >= 0"):
+        SlidingWindows.of_time_difference_and_grace(10, -1)
 
 
 def test_operator_validation(spark):
@@ -155,6 +159,10 @@ def test_operator_validation(spark):
         build(aggregations=F.count("*"))
     with pytest.raises(TypeError, match="aggregations must be Spark Columns"):
         build(aggregations=["count"])
+    with pytest.raises(ValueError, match="name must be a non-empty string"):
+        build(name=" ")
+    with pytest.raises(TypeError, match="initial and separator must be strings"):
+        ss.string_fold("label", initial=None)
     with pytest.raises(IllegalArgumentException, match="is not supported; supported: count, sum, min, max, avg"):
         build(aggregations=[F.collect_list("label").alias("all")])
     with pytest.raises(IllegalArgumentException, match="key 'nobody' is not a column of the input"):

@@ -20,8 +20,7 @@ private[spark] object WindowAggregateState {
 
   def write(p: WindowAggregateParams, windows: KeyWindows[AggregateBuffer], buffers: AggregateBuffers): Array[Byte] = {
     val out = new ByteWriter(64 + windows.size * 32)
-    out.writeByte(Format)
-    out.writeBytes(p.explicitName.map(_.getBytes("UTF-8")).getOrElse(Array.emptyByteArray))
+    StateHeader.write(out, Format, p.explicitName)
     out.writeZigZag(p.fingerprint)
     KeyWindowsCodec.write(windows, p.definition, out, buffers.stateCodec)
     out.toByteArray
@@ -30,21 +29,7 @@ private[spark] object WindowAggregateState {
   def read(bytes: Array[Byte], p: WindowAggregateParams, buffers: AggregateBuffers): KeyWindows[AggregateBuffer] = {
     val operator = s"aggregate_windowed '${p.operatorName}'"
     val in = new ByteReader(bytes)
-    val format = in.readByte()
-    if (format != Format) {
-      throw new IllegalStateException(
-        s"$operator: the stored state has format $format, but this spark-suppress version reads format $Format. " +
-          "Restart with the spark-suppress version that wrote the checkpoint, or start from a new checkpoint.")
-    }
-    val storedName = new String(in.readBytes(), "UTF-8")
-    p.explicitName.foreach { n =>
-      if (storedName.nonEmpty && storedName != n) {
-        throw new IllegalStateException(
-          s"$operator: the state at this operator's position in the checkpoint belongs to the operator named " +
-            s"'$storedName'. Spark locates state by operator position, so the query's stateful operators were " +
-            "reordered or replaced; restore the original order, or start from a new checkpoint.")
-      }
-    }
+    StateHeader.read(in, Format, p.explicitName, operator, "state")
     if (in.readZigZag() != p.fingerprint) {
       throw new IllegalStateException(
         s"$operator: the checkpoint's state was written for other windows, aggregations or key types than this " +

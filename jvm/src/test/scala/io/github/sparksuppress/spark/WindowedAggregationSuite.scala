@@ -240,6 +240,25 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(combined._1.nonEmpty && combined._2 > 0, "the input has late records within the batch")
   }
 
+  test("several key columns (a partly null key is a key) and TIMESTAMP_NTZ event time") {
+    // Spark puts watermarks on TIMESTAMP columns only: here it is on `wm`, which carries the same instants as `at`.
+    val ntz = StructType(Seq(StructField("user", StringType), StructField("device", IntegerType),
+      StructField("at", TimestampNTZType), StructField("wm", TimestampType), StructField("amount", LongType)))
+    val d = TestDriver(spark, ntz, "wm")
+    def at(ms: Long) = java.time.LocalDateTime.ofEpochSecond(ms / 1000, (ms % 1000).toInt * 1000000, java.time.ZoneOffset.UTC)
+    def row(user: String, device: Integer, ms: Long, amount: Long) = Row(user, device, at(ms), new Timestamp(ms), amount)
+    d.start(d.input.transform(AggregateWindowed(Seq("user", "device"), "at", TimeWindows.ofSizeWithNoGrace(Duration.ofSeconds(10)),
+      Seq(sum("amount").as("total")), EmitStrategy.onWindowClose()).withName("two-keys")))
+    try {
+      d.step(row("a", 1, 1000, 5L), row("a", null, 2000, 7L), row("a", 1, 3000, 1L), row(null, null, 4000, 9L))
+      val out = d.step(row("b", 2, 10000, 1L))
+      assert(d.outputSchema("window").dataType === StructType(Seq(StructField("start", TimestampNTZType), StructField("end", TimestampNTZType))))
+      assert(out.map(r => (r.getString(0), Option(r.get(1)), r.getStruct(2).get(1), r.getLong(3), r.get(4))).sortBy(_._2.toString) ===
+        Seq(("a", None, at(10000), 7L, at(2000)), ("a", Some(1), at(10000), 6L, at(3000))))
+      assert(MetricsRegistry.forQuery(d.streamingQuery)("two-keys")("dropped-records-total") === 1.0, "the all-null key")
+    } finally d.stop()
+  }
+
   test("every invalid configuration is rejected when the operator is built, naming the parameter and the fix") {
     def message(body: => Any): String = intercept[IllegalArgumentException](body).getMessage
     assert(message(TimeWindows.ofSizeAndGrace(ms(0), ms(1))).contains("TimeWindows size must be > 0, got PT0S"))
@@ -251,6 +270,8 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(message(SlidingWindows.ofTimeDifferenceAndGrace(ms(5), ms(-5))).contains("SlidingWindows grace must be >= 0"))
     assert(message(SessionWindows.ofInactivityGapAndGrace(ms(0), ms(0))).contains("SessionWindows inactivityGap must be > 0"))
     assert(message(SessionWindows.ofInactivityGapWithNoGrace(ms(-3))).contains("SessionWindows inactivityGap must be > 0"))
+    assert(message(SessionWindows.ofInactivityGapAndGrace(ms(3), ms(-1))).contains("SessionWindows grace must be >= 0"))
+    assert(message(StringFold.column(col("label"), null, "+")).contains("initial and separator must not be null"))
     assert(message(aggregate(TimeWindows.ofSizeWithNoGrace(ms(10)), EmitStrategy.onWindowClose()).withName(" ")).contains("name must be a non-empty string"))
 
     val d = TestDriver(spark, schema, "ts")
@@ -269,6 +290,10 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(build(aggregate(tumbling, null, count("*"))).contains("emit must be EmitStrategy.onWindowClose()"))
     assert(build(AggregateWindowed(Seq("nobody"), "ts", tumbling, Seq(count("*")), close)).contains("key 'nobody' is not a column"))
     assert(build(AggregateWindowed(Seq("user"), "amount", tumbling, Seq(count("*")), close)).contains("timestamp column 'amount' must be a timestamp"))
+    assert(build(AggregateWindowed(Seq("user"), "when", tumbling, Seq(count("*")), close)).contains("timestamp 'when' is not a column"))
+    assert(build(AggregateWindowed(Seq(), "ts", tumbling, Seq(count("*")), close)).contains("key must name at least one column"))
+    assert(build(AggregateWindowed(Seq("user", "USER"), "ts", tumbling, Seq(count("*")), close)).contains("key lists user more than once"))
+    assert(build(aggregate(tumbling, close, expr("count(*) FILTER (WHERE amount > 1)").as("f"))).contains("FILTER"))
     assert(build(AggregateWindowed(Seq("ts"), "ts", tumbling, Seq(count("*")), close)).contains("is also the event-time column"))
     assert(build(aggregate(tumbling, close, count("*").as("user"))).contains("two columns named 'user'"))
     assert(build(aggregate(SessionWindows.ofInactivityGapWithNoGrace(ms(5)), EmitStrategy.onWindowUpdate(), count("*").as("retraction")))
