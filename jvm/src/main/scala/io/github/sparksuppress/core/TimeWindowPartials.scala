@@ -55,7 +55,7 @@ final class TimeWindowPartials[V, B](definition: TimeWindowDefinition, aggregati
   }
 
   /** The partial aggregates, by window start. */
-  def result: Seq[TimeWindowPartials.Partial[B]] = partials.sortBy(_.start).toSeq
+  def result: IndexedSeq[TimeWindowPartials.Partial[B]] = partials.sortBy(_.start).toIndexedSeq
 }
 
 object TimeWindowPartials {

@@ -92,10 +92,10 @@ final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorM
       val row = batch(i)
       val seq = row.getLong(Arrival)
       if (seq != partition) { partition = seq; before = after }
+      dropped += row.getLong(KeyDropped)
+      after = math.max(after, row.getLong(KeyMax))
       row.getInt(Kind) match {
         case KeySummary =>
-          dropped += row.getLong(N)
-          after = math.max(after, row.getLong(Ts))
         case Partial =>
           val partial = buffers.partialCodec.read(new ByteReader(row.getAs[Array[Byte]](Blob)))
           time.addPartial(row.getLong(Start), partial, row.getLong(Ts), row.getLong(N), before)
@@ -140,7 +140,7 @@ final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorM
       val keys = keyValues.length
       val values = new Array[Any](keys + 2 + p.aggregates.length + (if (p.retractions) 1 else 0))
       var i = 0
-      while (i < keys) { values(i) = keyValues.get(i); i += 1 }
+      while (i < keys) { values(i) = p.outputKey(keyValues, i); i += 1 }
       values(keys) = Row(time(start), time(p.outputEnd(end)))
       var a = 0
       while (a < p.aggregates.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }

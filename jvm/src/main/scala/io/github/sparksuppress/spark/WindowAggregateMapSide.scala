@@ -9,8 +9,8 @@ import io.github.sparksuppress.core._
 
 /**
  * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
- * micro-batch). Input rows are `key columns..., event time (epoch ms, or a TIMESTAMP_NTZ value), aggregate
- * inputs...`.
+ * micro-batch). Input rows are `key columns (as grouped: see WindowAggregateParams.groupSchema)..., event time
+ * (epoch ms, or a TIMESTAMP_NTZ value), aggregate inputs...`.
  *
  * Records without a key (all key columns null) or without a usable event time (null, or before the epoch,
  * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
@@ -67,14 +67,14 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
 
   /** A shuffle row with the key columns of `keyFrom` (a row starting with them; all null when null). */
   private def shuffleRow(keyFrom: Row, seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
-      inputsFrom: Row): Row = {
+      inputsFrom: Row, keyMax: Long = Long.MinValue, keyDropped: Long = 0L): Row = {
     val values = new Array[Any](width)
     if (keyFrom != null) {
       var k = 0
       while (k < keys) { values(k) = keyFrom.get(k); k += 1 }
     }
     values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
-    values(layout.N) = n; values(layout.Blob) = blob
+    values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax; values(layout.KeyDropped) = keyDropped
     if (inputsFrom != null) {
       var i = 0
       while (i < inputs) { values(layout.Inputs + i) = inputsFrom.get(inputOffset + i); i += 1 }
@@ -91,7 +91,7 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
 
   private def combine(rows: Iterator[Row], task: TaskState): Iterator[Row] = {
     val definition = p.definition.asInstanceOf[TimeWindowDefinition]
-    val byKey = new java.util.HashMap[Any, (Row, TimeWindowPartials[InputRecord, AggregateBuffer])]()
+    val byKey = new java.util.HashMap[Any, (Row, TimeWindowPartials[InputRecord, AggregateBuffer])](1024)
     val record = new InputRecord
     record.offset = inputOffset
     rows.foreach { row =>
@@ -112,11 +112,17 @@ final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[R
     val out = new ArrayBuffer[Row](byKey.size * 2)
     byKey.forEach { (_, entry) =>
       val (first, partials) = entry
-      out += shuffleRow(first, task.base, KeySummary, partials.maxTs, 0L, partials.dropped, null, null)
-      partials.result.foreach { w =>
+      val windows = partials.result
+      if (windows.isEmpty) out += shuffleRow(first, task.base, KeySummary, 0L, 0L, 0L, null, null, partials.maxTs, partials.dropped)
+      var w = 0
+      while (w < windows.length) {
+        val partial = windows(w)
         val blob = new ByteWriter(32)
-        buffers.partialCodec.write(blob, w.buffer)
-        out += shuffleRow(first, task.base, Partial, w.maxTs, w.start, w.records, blob.toByteArray, null)
+        buffers.partialCodec.write(blob, partial.buffer)
+        out += (if (w == 0) shuffleRow(first, task.base, Partial, partial.maxTs, partial.start, partial.records,
+          blob.toByteArray, null, partials.maxTs, partials.dropped)
+        else shuffleRow(first, task.base, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray, null))
+        w += 1
       }
     }
     out.iterator ++ task.summary

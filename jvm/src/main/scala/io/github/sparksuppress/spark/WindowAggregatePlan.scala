@@ -55,6 +55,7 @@ object WindowAggregatePlan {
     val definition = a.windows.definition
     val mode = a.emit.mode
     val keySchema = StructType(keyIdx.map(schema.fields))
+    val groupSchema = StructType(keySchema.fields.map(f => if (f.dataType == StringType) f.copy(dataType = BinaryType) else f))
     val tsField = schema.fields(tsIdx)
     val timeType = tsField.dataType
     val typed = resolved.aggregates.exists(_.isInstanceOf[TypedWindowAggregate])
@@ -65,6 +66,7 @@ object WindowAggregatePlan {
       mode = mode,
       aggregates = resolved.aggregates,
       keySchema = keySchema,
+      groupSchema = groupSchema,
       inputSchema = resolved.inputSchema,
       precombine = definition.isInstanceOf[TimeWindowDefinition] && mode == EmitMode.OnWindowClose && !typed,
       timestampNtz = timeType == TimestampNTZType,
@@ -99,17 +101,20 @@ object WindowAggregatePlan {
 
     // Event time crosses as epoch milliseconds (no Timestamp object per record); TIMESTAMP_NTZ as it is.
     val eventTime = col(WatermarkBypass.quote(tsField.name))
+    val keyColumns = keySchema.fields.zip(groupSchema.fields).toSeq.map { case (k, g) =>
+      val c = col(WatermarkBypass.quote(k.name))
+      if (k.dataType == g.dataType) c else c.cast(g.dataType).as(k.name)
+    }
     val projected = df.select(
-      (keySchema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))) :+
-        (if (params.timestampNtz) eventTime else unix_millis(eventTime))) ++ resolved.inputColumns: _*)
-    val shuffleSchema = ShuffleRows.schema(keySchema, resolved.inputSchema)
+      (keyColumns :+ (if (params.timestampNtz) eventTime else unix_millis(eventTime))) ++ resolved.inputColumns: _*)
+    val shuffleSchema = ShuffleRows.schema(groupSchema, resolved.inputSchema)
     val mapped = projected.mapPartitions(new WindowAggregateMapSide(params))(Encoders.row(shuffleSchema))
     val anchored = mapped.select(mapped.columns.toSeq.map(c => col(WatermarkBypass.quote(c))) :+ WatermarkBypass.anchor: _*)
     val fn = new WindowAggregateFunction(params, op.accumulator)
     // Grouped by the key columns themselves: Spark's own grouping, and the state row's key is the key.
     val out = anchored
       .groupBy(keySchema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*)
-      .as[Row, Row](Encoders.row(keySchema), Encoders.row(anchored.schema))
+      .as[Row, Row](Encoders.row(groupSchema), Encoders.row(anchored.schema))
       .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout())(fn)(
         Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
     out.observe(op.observationName, count(lit(1)).as("emitted"))

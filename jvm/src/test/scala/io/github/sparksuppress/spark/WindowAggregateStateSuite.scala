@@ -17,6 +17,7 @@ class WindowAggregateStateSuite extends AnyFunSuite {
   private def params(name: Option[String], fingerprint: Long) = WindowAggregateParams(
     operatorName = name.getOrElse("unnamed"), explicitName = name, definition = TimeWindowDefinition(10, 5, 0),
     mode = EmitMode.OnWindowClose, aggregates = aggregates, keySchema = StructType(Seq(StructField("k", StringType))),
+    groupSchema = StructType(Seq(StructField("k", BinaryType))),
     inputSchema = StructType(Seq(StructField("in0", LongType), StructField("in1", StringType))), precombine = false,
     timestampNtz = false, fingerprint = fingerprint)
 
