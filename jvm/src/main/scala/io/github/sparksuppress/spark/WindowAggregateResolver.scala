@@ -2,7 +2,7 @@ package io.github.sparksuppress.spark
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.{AnalysisException, Column, DataFrame}
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder
 import org.apache.spark.sql.catalyst.expressions.{Alias, EvalMode, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate._
@@ -31,7 +31,12 @@ private[spark] object WindowAggregateResolver {
       throw new IllegalArgumentException(
         s"$operator: aggregations must list at least one aggregate column, e.g. count(\"*\").as(\"n\"); supported: $Supported.")
     }
-    val analyzed = df.agg(aggregations.head, aggregations.tail: _*).queryExecution.analyzed
+    val analyzed = try df.agg(aggregations.head, aggregations.tail: _*).queryExecution.analyzed catch {
+      case e: AnalysisException =>
+        throw new IllegalArgumentException(
+          s"$operator: the aggregations cannot be resolved against the input (columns " +
+            s"${df.columns.mkString("[", ", ", "]")}): ${e.getMessage}", e)
+    }
     val named = analyzed match {
       case a: Aggregate if a.groupingExpressions.isEmpty => a.aggregateExpressions
       case other =>

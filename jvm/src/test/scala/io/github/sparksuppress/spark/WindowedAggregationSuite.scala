@@ -283,6 +283,9 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     val unsupported = build(aggregate(tumbling, close, collect_list("label").as("all")))
     assert(unsupported.contains("aggregation 'all' (collect_list) is not supported; supported: count, sum, min, max, avg"), unsupported)
     assert(build(aggregate(tumbling, close, count_distinct(col("label")).as("d"))).contains("DISTINCT"))
+    val missing = build(aggregate(tumbling, close, sum("price").as("p")))
+    assert(missing.contains("the aggregations cannot be resolved against the input (columns [user, ts, amount, label])") &&
+      missing.contains("price"), missing)
     assert(build(aggregate(tumbling, close, (sum("amount") + 1).as("s"))).contains("not a single aggregate function call"))
     assert(build(aggregate(tumbling, close, avg(lit(Duration.ofSeconds(1))).as("s"))).contains("avg supports numeric and decimal inputs"))
     assert(build(aggregate(tumbling, close, max(array(col("label"))).as("m"))).contains("min and max support"))
