@@ -20,6 +20,12 @@ from .join import join_versioned
 # ---- end of stream-table join ----
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
 
+# ---- windowed aggregation with emit strategies (KIP-825) ----
+from .windowed import aggregate_windowed, string_fold
+from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
+
+# ---- end of windowed aggregation ----
+
 __all__ = [
     "__version__",
     "configure",
@@ -37,4 +43,11 @@ __all__ = [
     "JarNotFoundError",
     "VersionMismatchError",
     "ClassicSessionRequiredError",
+    # windowed aggregation with emit strategies (KIP-825)
+    "aggregate_windowed",
+    "string_fold",
+    "TimeWindows",
+    "SlidingWindows",
+    "SessionWindows",
+    "EmitStrategy",
 ]
