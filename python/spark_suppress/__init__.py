@@ -14,40 +14,34 @@ from .errors import (
     SparkSuppressError,
     VersionMismatchError,
 )
-from .operators import metrics, suppress
-# ---- stream-table join (KIP-923 on KIP-889) ----
 from .join import join_versioned
-# ---- end of stream-table join ----
+from .operators import metrics, suppress
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
-
-# ---- windowed aggregation with emit strategies (KIP-825) ----
 from .windowed import aggregate_windowed, string_fold
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
-
-# ---- end of windowed aggregation ----
 
 __all__ = [
     "__version__",
     "configure",
     "jar_path",
+    # operators
     "suppress",
-    "metrics",
-    # ---- stream-table join ----
+    "aggregate_windowed",
     "join_versioned",
-    # ---- end of stream-table join ----
+    "metrics",
+    # configuration
     "Suppressed",
     "BufferConfig",
     "EagerBufferConfig",
     "StrictBufferConfig",
-    "SparkSuppressError",
-    "JarNotFoundError",
-    "VersionMismatchError",
-    "ClassicSessionRequiredError",
-    # windowed aggregation with emit strategies (KIP-825)
-    "aggregate_windowed",
-    "string_fold",
     "TimeWindows",
     "SlidingWindows",
     "SessionWindows",
     "EmitStrategy",
+    "string_fold",
+    # errors
+    "SparkSuppressError",
+    "JarNotFoundError",
+    "VersionMismatchError",
+    "ClassicSessionRequiredError",
 ]

@@ -137,12 +137,14 @@ def demo_sessions(spark, work: str) -> None:
     from pyspark.sql import functions as F
 
     _title("2. User sessions (30-second inactivity gap), one summary per finished session")
+    def c(user, sec, page):
+        return {"user": user, "ts": _at(sec), "page": page}
+
     clicks = [
-        [{"user": "ann", "ts": _at(s), "page": p} for s, p in [(0, "home"), (12, "search"), (25, "item")]],
-        [{"user": "bob", "ts": _at(s), "page": p} for s, p in [(5, "home"), (50, "home")]],
-        [{"user": "ann", "ts": _at(s), "page": p} for s, p in [(40, "cart"), (90, "home")]],
-        [{"user": "bob", "ts": _at(30), "page": "item"}],          # late: joins bob's two sessions into one
-        [{"user": "cid", "ts": _at(300), "page": "home"}],         # stream time moves on: sessions close
+        [c("ann", 0, "home"), c("ann", 12, "search"), c("bob", 5, "home")],
+        [c("ann", 25, "item"), c("bob", 40, "cart")],      # bob@40 is 35 s after bob@5: a second session
+        [c("ann", 70, "home"), c("bob", 20, "item")],      # late bob@20 bridges bob's two sessions into one
+        [c("ann", 200, "home")],                           # stream time moves on: the sessions close
     ]
     clicks_dir = os.path.join(work, "clicks")
     _write_batches(clicks_dir, clicks)
