@@ -14,25 +14,32 @@ from .errors import (
     SparkSuppressError,
     VersionMismatchError,
 )
-from .operators import metrics, suppress
-# ---- stream-table join (KIP-923 on KIP-889) ----
 from .join import join_versioned
-# ---- end of stream-table join ----
+from .operators import metrics, suppress
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
+from .windowed import aggregate_windowed, string_fold
+from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 
 __all__ = [
     "__version__",
     "configure",
     "jar_path",
+    # operators
     "suppress",
-    "metrics",
-    # ---- stream-table join ----
+    "aggregate_windowed",
     "join_versioned",
-    # ---- end of stream-table join ----
+    "metrics",
+    # configuration
     "Suppressed",
     "BufferConfig",
     "EagerBufferConfig",
     "StrictBufferConfig",
+    "TimeWindows",
+    "SlidingWindows",
+    "SessionWindows",
+    "EmitStrategy",
+    "string_fold",
+    # errors
     "SparkSuppressError",
     "JarNotFoundError",
     "VersionMismatchError",

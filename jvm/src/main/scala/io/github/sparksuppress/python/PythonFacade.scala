@@ -5,7 +5,7 @@ import java.time.Duration
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -107,6 +107,43 @@ object PythonFacade {
   }
 
   // ---- end of stream-table join ----------------------------------------------------------------------------
+
+  // ---- windowed aggregation with emit strategies (KIP-825) ----------------------------------------------
+
+  /**
+   * Builds a windowed aggregation. `specJson` holds: key (list), timestamp, windows ({type: "time", sizeMs,
+   * advanceMs, graceMs} | {type: "sliding", timeDifferenceMs, graceMs} | {type: "session", gapMs, graceMs}),
+   * emit ("onWindowClose" | "onWindowUpdate") and name (or null); `aggregations` are the aggregate columns.
+   */
+  def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = {
+    val spec = mapper.readTree(specJson)
+    val op = AggregateWindowed(
+      key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
+      timestamp = spec.get("timestamp").asText(),
+      windows = windows(spec.get("windows")),
+      aggregations = aggregations.asScala.toSeq,
+      emit = spec.get("emit").asText() match {
+        case "onWindowClose" => EmitStrategy.onWindowClose()
+        case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
+        case other => throw new IllegalArgumentException(s"unknown emit strategy '$other'")
+      })
+    optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
+  }
+
+  private def windows(w: JsonNode): Windows = {
+    def ms(field: String) = Duration.ofMillis(w.get(field).asLong())
+    w.get("type").asText() match {
+      case "time" => TimeWindows.ofSizeAndGrace(ms("sizeMs"), ms("graceMs")).advanceBy(ms("advanceMs"))
+      case "sliding" => SlidingWindows.ofTimeDifferenceAndGrace(ms("timeDifferenceMs"), ms("graceMs"))
+      case "session" => SessionWindows.ofInactivityGapAndGrace(ms("gapMs"), ms("graceMs"))
+      case other => throw new IllegalArgumentException(s"unknown windows type '$other'")
+    }
+  }
+
+  /** The aggregate column folding `column` with a [[StringFold]] (Kafka's test aggregation). */
+  def stringFold(column: Column, initial: String, separator: String): Column = StringFold.column(column, initial, separator)
+
+  // ---- end of windowed aggregation ---------------------------------------------------------------------
 
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String =

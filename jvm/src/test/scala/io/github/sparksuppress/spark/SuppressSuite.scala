@@ -174,6 +174,9 @@ class SuppressSuite extends SparkSessionSuite {
       assert(m("suppression-buffer-count-max") === 3.0)
       // 28 per entry + key (1 byte) + value columns: "value" (1 byte) and "deleted" (a boolean, 1 byte).
       assert(m("suppression-buffer-size-current") === 2.0 * (28 + 1 + 1 + 1))
+      // Spark's own progress report carries each batch's emitted count under the operator's observation name.
+      val observed = d.streamingQuery.recentProgress.flatMap(p => Option(p.observedMetrics.get("spark_suppress:metered")))
+      assert(observed.map(_.getAs[Long]("emitted")).sum === 1L)
     } finally d.stop()
   }
 
@@ -195,5 +198,19 @@ class SuppressSuite extends SparkSessionSuite {
     val d = driver(_.suppress(Seq("key"), "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded())))
     try assert(kvt(d.step(rec("a", "1", 3))) === Seq(("a", "1", 3L)))
     finally d.stop()
+  }
+
+  test("spillToDisk keeps an unbounded buffer in the RocksDB state store") {
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", SuppressPlan.RocksDBProvider)
+    try {
+      val s = Suppressed.untilTimeLimit(ms(2), BufferConfig.maxRecords(1).spillToDisk())
+      val d = driver(_.transform(Suppress("key", "ts", s)))
+      try {
+        // The record bound is not enforced: RocksDB holds whatever the time limit keeps.
+        assert(d.step(rec("a", "1", 0), rec("b", "1", 1)) === Nil)
+        d.restart()
+        assert(kvt(d.step(rec("c", "1", 3))).sorted === Seq(("a", "1", 0L), ("b", "1", 1L)))
+      } finally d.stop()
+    } finally spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
   }
 }

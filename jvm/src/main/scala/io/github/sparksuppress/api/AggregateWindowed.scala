@@ -1,0 +1,43 @@
+package io.github.sparksuppress.api
+
+import org.apache.spark.sql.{Column, DataFrame}
+
+import io.github.sparksuppress.spark.WindowAggregatePlan
+
+/**
+ * Kafka's windowed aggregation with grace periods and emit strategies, as a function on DataFrames:
+ * {{{
+ *   events.transform(AggregateWindowed(Seq("user"), "ts",
+ *     TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)),
+ *     Seq(count("*").as("n"), sum("amount").as("total")), EmitStrategy.onWindowClose()))
+ * }}}
+ *
+ * The input is a stream of records with key column(s) and an event-time column carrying a watermark. The
+ * output has the key columns, a `window` struct (`start`, `end` timestamps, as Spark's `window()` gives), one
+ * column per aggregate, the result's timestamp (named as the input's event-time column) and, for session
+ * windows emitting updates, a boolean `retraction` column.
+ *
+ * @param aggregations Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last` (aliased or
+ *                     not), or a typed `Aggregator` as `functions.udaf(aggregator)(columns...)`
+ * @param name         names the operator in metrics and errors, and guards its state in the checkpoint
+ */
+final case class AggregateWindowed(
+    key: Seq[String],
+    timestamp: String,
+    windows: Windows,
+    aggregations: Seq[Column],
+    emit: EmitStrategy = EmitStrategy.onWindowUpdate(),
+    name: Option[String] = None)
+    extends (DataFrame => DataFrame) {
+
+  def withEmitStrategy(emit: EmitStrategy): AggregateWindowed = copy(emit = emit)
+
+  def withName(name: String): AggregateWindowed = copy(name = Some(Suppressed.checkName(name)))
+
+  override def apply(df: DataFrame): DataFrame = WindowAggregatePlan.build(df, this)
+}
+
+object AggregateWindowed {
+  def apply(key: String, timestamp: String, windows: Windows, aggregations: Seq[Column], emit: EmitStrategy): AggregateWindowed =
+    AggregateWindowed(Seq(key), timestamp, windows, aggregations, emit)
+}

@@ -1,0 +1,10 @@
+package io.github.sparksuppress.core
+
+/** Receives what a windowed aggregation emits for one key, in Kafka's order. Bounds are Kafka's. */
+trait WindowSink[-B] {
+  /** A window's aggregate: an update (onWindowUpdate) or its final result (onWindowClose). */
+  def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit
+
+  /** A session that a merge removed (onWindowUpdate only): its earlier result no longer holds. */
+  def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit
+}

@@ -1,0 +1,180 @@
+"""Windowed aggregation with grace periods and emit strategies (KIP-825) from Python, one micro-batch per step."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+import spark_suppress as ss
+from spark_suppress import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
+from spark_suppress.testing import TestDriver
+
+SCHEMA = "user STRING, ts TIMESTAMP, amount LONG, label STRING"
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+CLOSE = EmitStrategy.on_window_close()
+UPDATE = EmitStrategy.on_window_update()
+
+
+def at(ms):
+    return EPOCH + timedelta(milliseconds=ms)
+
+
+def rec(user, ms, amount=1, label="x"):
+    return (user, at(ms), amount, label)
+
+
+def view(rows, *columns):
+    """(user, window start ms, window end ms, the named columns...) sorted by user (steps emit keys in any order)."""
+    return sorted(((r["user"], r["ws"], r["we"], *(r[c] for c in columns)) for r in rows), key=lambda t: t[0])
+
+
+@pytest.fixture
+def start(spark):
+    drivers = []
+
+    def _start(windows, emit, aggregations, name=None):
+        driver = TestDriver(spark, SCHEMA, timestamp="ts")
+        drivers.append(driver)
+        out = ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
+                                    aggregations=aggregations, emit=emit, name=name)
+        driver.output_columns = out.columns
+        # Times as epoch milliseconds, whatever the Python process's time zone.
+        return driver.start(out.withColumn("ws", F.unix_millis("window.start")).withColumn("we", F.unix_millis("window.end"))
+                            .withColumn("ts_ms", F.unix_millis("ts")))
+
+    yield _start
+    for d in drivers:
+        d.stop()
+
+
+def test_tumbling_on_window_close_emits_final_results_and_drops_late_records(start):
+    d = start(TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=5)), CLOSE,
+              [F.count("*").alias("n"), F.sum("amount").alias("total")], name="py-tumbling")
+    assert d.step([rec("a", 1, 2), rec("a", 4, 3), rec("b", 9)]) == []
+    assert view(d.step([rec("c", 15)]), "n", "total", "ts_ms") == [("a", 0, 10, 2, 5, 4), ("b", 0, 10, 1, 1, 9)]
+    assert d.step([rec("a", 2, 100)]) == []
+    metrics = ss.metrics(d.query)["py-tumbling"]
+    assert metrics["dropped-records-total"] == 1.0
+    assert metrics["window-aggregate-final-emit-total"] == 2.0
+    assert metrics["record-lateness-max"] == 13.0
+
+
+def test_tumbling_grace_zero_closes_at_the_window_end(start):
+    d = start(TimeWindows.of_size_with_no_grace(500), CLOSE, [F.count("*").alias("n")])
+    assert d.step([rec("1", 10), rec("1", 15)]) == []
+    assert view(d.step([rec("1", 500)]), "n") == [("1", 0, 500, 2)]
+
+
+def test_hopping_on_window_update_updates_every_overlapping_window_in_start_order(start):
+    d = start(TimeWindows.of_size_and_grace(10, 100).advance_by(5), UPDATE, [ss.string_fold("label", "0").alias("trace")])
+    assert view(d.step([rec("a", 3, label="p")]), "trace") == [("a", 0, 10, "0+p")]
+    out = d.step([rec("a", 7, label="q")])
+    assert [(r["ws"], r["trace"]) for r in out] == [(0, "0+p+q"), (5, "0+q")]
+
+
+def test_hopping_on_window_close_emits_each_overlapping_window_once(start):
+    d = start(TimeWindows.of_size_with_no_grace(10).advance_by(5), CLOSE, [F.count("*").alias("n")])
+    d.step([rec("a", 7)])
+    assert view(d.step([rec("b", 10)]), "n") == [("a", 0, 10, 1)]
+    assert view(d.step([rec("b", 15)]), "n") == [("a", 5, 15, 1), ("b", 5, 15, 1)]
+
+
+def test_sessions_on_window_update_retract_what_a_merge_removes(start):
+    d = start(SessionWindows.of_inactivity_gap_and_grace(timedelta(seconds=1), timedelta(0)), UPDATE, [F.count("*").alias("n")])
+    assert d.output_columns == ["user", "window", "n", "ts", "retraction"]
+    assert view(d.step([rec("a", 0)]), "n", "retraction") == [("a", 0, 1000, 1, False)]
+    merged = d.step([rec("a", 400)])
+    assert [(r["we"], r["n"], r["retraction"]) for r in merged] == [(1000, 1, True), (1400, 2, False)]
+
+
+def test_sessions_on_window_close_emit_final_sessions_once(start):
+    d = start(SessionWindows.of_inactivity_gap_with_no_grace(500), CLOSE, [F.count("*").alias("n"), F.max("amount").alias("top")])
+    assert d.step([rec("u", 10, 3)]) == []
+    assert d.step([rec("u", 15, 7)]) == []
+    assert view(d.step([rec("v", 600)]), "n", "top", "ts_ms") == [("u", 10, 515, 2, 7, 15)]
+    assert d.output_columns == ["user", "window", "n", "top", "ts"]
+
+
+def test_sliding_windows_in_both_strategies(start):
+    sliding = SlidingWindows.of_time_difference_and_grace(10, 0)
+    u = start(sliding, UPDATE, [F.count("*").alias("n")])
+    assert view(u.step([rec("a", 10)]), "n") == [("a", 0, 11, 1)]
+    assert u.output_columns == ["user", "window", "n", "ts"]
+    assert [(r["ws"], r["n"]) for r in u.step([rec("a", 15)])] == [(11, 1), (5, 2)]
+    c = start(sliding, CLOSE, [F.count("*").alias("n")])
+    c.step([rec("a", 10)])
+    assert view(c.step([rec("a", 15)]), "n") == [("a", 0, 11, 1)]
+
+
+def test_a_restart_keeps_open_windows_without_duplicates(start):
+    d = start(TimeWindows.of_size_with_no_grace(10), CLOSE, [F.count("*").alias("n")], name="py-restart")
+    assert d.step([rec("a", 1), rec("b", 2)]) == []
+    d.restart()
+    assert d.advance() == []
+    assert d.step([rec("a", 5)]) == []
+    assert view(d.step([rec("z", 10)]), "n") == [("a", 0, 10, 2), ("b", 0, 10, 1)]
+    d.restart()
+    assert d.advance() == []
+    assert view(d.step([rec("z", 30)]), "n") == [("z", 10, 20, 1)]
+
+
+def test_python_side_validation_names_the_parameter():
+    with pytest.raises(ValueError, match="TimeWindows size must be > 0"):
+        TimeWindows.of_size_and_grace(0, 1)
+    with pytest.raises(ValueError, match="TimeWindows grace must be >= 0"):
+        TimeWindows.of_size_and_grace(10, timedelta(milliseconds=-1))
+    with pytest.raises(ValueError, match=r"advance must be > 0 and <= the window size \(10 ms\)"):
+        TimeWindows.of_size_with_no_grace(10).advance_by(11)
+    with pytest.raises(ValueError, match="advance must be > 0"):
+        TimeWindows.of_size_with_no_grace(10).advance_by(0)
+    with pytest.raises(ValueError, match="SlidingWindows time_difference must be >= 0"):
+        SlidingWindows.of_time_difference_with_no_grace(-1)
+    with pytest.raises(ValueError, match="SessionWindows inactivity_gap must be > 0"):
+        SessionWindows.of_inactivity_gap_and_grace(0, 0)
+    with pytest.raises(TypeError, match="TimeWindows size must be a datetime.timedelta or an int"):
+        TimeWindows.of_size_with_no_grace("5 minutes")
+    with pytest.raises(ValueError, match="SessionWindows grace must be >= 0"):
+        SessionWindows.of_inactivity_gap_and_grace(10, -1)
+    with pytest.raises(ValueError, match="SlidingWindows grace must be >= 0"):
+        SlidingWindows.of_time_difference_and_grace(10, -1)
+
+
+def test_operator_validation(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    tumbling = TimeWindows.of_size_with_no_grace(10)
+
+    def build(**overrides):
+        args = dict(key="user", timestamp="ts", windows=tumbling, aggregations=[F.count("*")], emit=CLOSE)
+        args.update(overrides)
+        return ss.aggregate_windowed(d.input, **args)
+
+    with pytest.raises(TypeError, match="windows must be TimeWindows, SlidingWindows or SessionWindows"):
+        build(windows=timedelta(minutes=5))
+    with pytest.raises(TypeError, match="emit must be EmitStrategy"):
+        build(emit="close")
+    with pytest.raises(ValueError, match="aggregations must list at least one"):
+        build(aggregations=[])
+    with pytest.raises(TypeError, match="aggregations must be a list"):
+        build(aggregations=F.count("*"))
+    with pytest.raises(TypeError, match="aggregations must be Spark Columns"):
+        build(aggregations=["count"])
+    with pytest.raises(ValueError, match="name must be a non-empty string"):
+        build(name=" ")
+    with pytest.raises(TypeError, match="initial and separator must be strings"):
+        ss.string_fold("label", initial=None)
+    with pytest.raises(IllegalArgumentException, match="is not supported; supported: count, sum, min, max, avg"):
+        build(aggregations=[F.collect_list("label").alias("all")])
+    with pytest.raises(IllegalArgumentException, match="key 'nobody' is not a column of the input"):
+        build(key="nobody")
+    with pytest.raises(IllegalArgumentException, match="timestamp column 'label' must be a timestamp"):
+        build(timestamp="label")
+    with pytest.raises(IllegalArgumentException, match="two columns named 'n'"):
+        build(aggregations=[F.count("*").alias("n"), F.sum("amount").alias("n")])
+    with pytest.raises(IllegalArgumentException, match="has no event-time watermark"):
+        raw = TestDriver(spark)
+        ss.aggregate_windowed(raw.add_input("raw", SCHEMA), key="user", timestamp="ts", windows=tumbling,
+                              aggregations=[F.count("*")], emit=CLOSE)
+    with pytest.raises(IllegalArgumentException, match="is not a streaming DataFrame"):
+        ss.aggregate_windowed(spark.createDataFrame([], SCHEMA), key="user", timestamp="ts", windows=tumbling,
+                              aggregations=[F.count("*")], emit=CLOSE)
