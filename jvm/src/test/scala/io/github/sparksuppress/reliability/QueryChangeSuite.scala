@@ -62,31 +62,28 @@ class QueryChangeSuite extends SparkSessionSuite {
     rest(in.where(col("value") <= 0)).union(positive(in.where(col("value") > 0)))
   }
 
-  /** What refusing a changed set or order of stateful operators says: Spark's check, or the state's own name. */
-  private def refusedAsChangedOperators(m: String): Boolean =
-    m.contains("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA") ||
-      (m.contains("belongs to the operator named") && m.contains("Spark locates state by operator position"))
-
-  test("a stateful operator added before a named one: the restart is refused, saying the operators changed") {
+  /** Runs the branches of `before`, restarts with those of `after`; returns how the restarted query failed. */
+  private def restartFails(
+      before: (DataFrame => DataFrame, DataFrame => DataFrame),
+      after: (DataFrame => DataFrame, DataFrame => DataFrame)): Throwable = {
     val run = newRun()
-    run.start(branches(run, suppress("kept", 1000), identity))
+    run.start(branches(run, before._1, before._2))
     feed(run, Row("a", ts(T0), 1L), Row("b", ts(T0), -1L))
     run.stop()
-    run.start(branches(run, suppress("kept", 1000), suppress("added", 1000)))
-    val e = intercept[Exception](feed(run, Row("a", ts(T0 + 1), 2L), Row("b", ts(T0 + 1), -2L)))
-    run.stop()
+    run.start(branches(run, after._1, after._2))
+    try intercept[Exception](feed(run, Row("a", ts(T0 + 1), 2L), Row("b", ts(T0 + 1), -2L)))
+    finally run.stop()
+  }
+
+  test("a stateful operator added before a named one: Spark refuses the restart, saying the operators changed") {
+    val e = restartFails((suppress("kept", 1000), identity), (suppress("kept", 1000), suppress("added", 1000)))
     val m = messages(e)
-    assert(refusedAsChangedOperators(m), m)
+    assert(m.contains("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"), m)
   }
 
   test("reordered stateful operators: the state found at a named operator's position is refused as another's") {
-    val run = newRun()
-    run.start(branches(run, suppress("orders", 1000), suppress("refunds", 1000)))
-    feed(run, Row("a", ts(T0), 1L), Row("b", ts(T0), -1L))
-    run.stop()
-    run.start(branches(run, suppress("refunds", 1000), suppress("orders", 1000)))
-    val e = intercept[Exception](feed(run, Row("a", ts(T0 + 1), 2L), Row("b", ts(T0 + 1), -2L)))
-    run.stop()
+    val e = restartFails((suppress("orders", 1000), suppress("refunds", 1000)),
+      (suppress("refunds", 1000), suppress("orders", 1000)))
     val m = messages(e)
     assert(m.contains("belongs to the operator named 'orders'") || m.contains("belongs to the operator named 'refunds'"), m)
     assert(m.contains("Spark locates state by operator position"), m)
