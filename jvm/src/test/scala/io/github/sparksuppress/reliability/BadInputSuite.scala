@@ -298,14 +298,15 @@ class BadInputSuite extends SparkSessionSuite {
   }
 
   test("the Spark and Scala version check compares minor versions and says what to use") {
-    val spark = RuntimeCompatibility.builtForSpark
-    val scala = RuntimeCompatibility.builtForScala
-    assert(RuntimeCompatibility.incompatibility(spark, scala) === None)
-    assert(RuntimeCompatibility.incompatibility(spark.split('.').take(2).mkString(".") + ".9", scala.split('.').take(2).mkString(".") + ".0") === None,
+    val builtSpark = RuntimeCompatibility.builtForSpark
+    val builtScala = RuntimeCompatibility.builtForScala
+    def minor(v: String) = v.split('.').take(2).mkString(".")
+    assert(RuntimeCompatibility.incompatibility(builtSpark, builtScala) === None)
+    assert(RuntimeCompatibility.incompatibility(minor(builtSpark) + ".9", minor(builtScala) + ".0") === None,
       "patch versions do not matter")
-    val olderSpark = RuntimeCompatibility.incompatibility("4.2.1", scala).get
+    val olderSpark = RuntimeCompatibility.incompatibility("4.2.1", builtScala).get
     assert(olderSpark.contains("built for Spark 4.3.x") && olderSpark.contains("runs Spark 4.2.1"), olderSpark)
-    val otherScala = RuntimeCompatibility.incompatibility(spark, "2.12.18").get
+    val otherScala = RuntimeCompatibility.incompatibility(builtSpark, "2.12.18").get
     assert(otherScala.contains("on Scala 2.13") && otherScala.contains("on Scala 2.12.18"), otherScala)
     RuntimeCompatibility.check() // this JVM: the versions the jar was built for
   }

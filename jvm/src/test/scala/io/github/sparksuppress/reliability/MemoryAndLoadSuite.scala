@@ -31,7 +31,7 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     p.stateOperators.head.customMetrics.get("stateOnCurrentVersionSizeBytes").longValue
 
   test("emitEarlyWhenFull keeps the state bounded while distinct keys stream through; nothing is lost") {
-    val keys = ReliabilityLevel.pick(100000, 1000000)
+    val keys = ReliabilityLevel.pick(20000, 1000000)
     val batches = 10
     val maxRecords = 1000L
     val input = MemoryStream[Row](Encoders.row(updates), spark)

@@ -32,7 +32,7 @@ class TaskFailureSuite extends SparkSessionSuite {
 
   for (op <- ReliabilityLevel.pick(Seq(OperatorsUnderTest.suppressTimeLimit), OperatorsUnderTest.all)) {
     test(s"$op: tasks whose first attempt fails before or after the state commit leave the output unchanged") {
-      val stream = op.generate(seed = 7L + op.name.hashCode, steps = ReliabilityLevel.pick(10, 20))
+      val stream = op.generate(seed = 7L + op.name.hashCode, steps = ReliabilityLevel.pick(6, 20))
       val expected = run(op, stream, inject = false)
       val (before, after) = (FailFirstAttempt.before.get, FailFirstAttempt.after.get)
       val actual = run(op, stream, inject = true)
