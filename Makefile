@@ -58,6 +58,12 @@ publish-local: venv
 bench: jar
 	$(PY) benchmarks/run.py
 
+# The reliability checks at full size (docs/reliability.md); RELIABILITY_LONG=1 adds the soak run.
+reliability: jar
+	RELIABILITY=1 $(SBT) "testOnly io.github.sparksuppress.reliability.*"
+	$(PY) -m pytest -q tests/test_reliability.py
+	$(PY) -m pytest -q reliability
+
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars
 	rm -rf $(VENV) .pytest_cache benchmarks/work spark-warehouse

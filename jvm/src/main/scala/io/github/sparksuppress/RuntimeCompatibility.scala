@@ -22,15 +22,19 @@ object RuntimeCompatibility {
 
   def runtimeScalaVersion: String = scala.util.Properties.versionNumberString
 
-  def check(): Unit = {
-    val spark = runtimeSparkVersion
-    val scalaV = runtimeScalaVersion
-    if (minor(spark) != minor(builtForSpark) || minor(scalaV) != minor(builtForScala)) {
-      throw new IllegalStateException(
-        s"spark-suppress $libraryVersion was built for Spark ${minor(builtForSpark)}.x on Scala " +
-          s"${minor(builtForScala)}, but this JVM runs Spark $spark on Scala $scalaV. Use a Spark " +
-          s"${minor(builtForSpark)}.x (Scala ${minor(builtForScala)}) runtime, or a spark-suppress build made " +
-          "for your Spark version.")
-    }
-  }
+  /**
+   * Why a runtime with these Spark and Scala versions cannot run this jar, or None when it can: the Spark and
+   * Scala minor versions must be those the jar was built for (Spark's internal APIs and Scala's binary
+   * interface change between minor versions).
+   */
+  def incompatibility(sparkVersion: String, scalaVersion: String): Option[String] =
+    if (minor(sparkVersion) == minor(builtForSpark) && minor(scalaVersion) == minor(builtForScala)) None
+    else Some(
+      s"spark-suppress $libraryVersion was built for Spark ${minor(builtForSpark)}.x on Scala " +
+        s"${minor(builtForScala)}, but this JVM runs Spark $sparkVersion on Scala $scalaVersion. Use a Spark " +
+        s"${minor(builtForSpark)}.x (Scala ${minor(builtForScala)}) runtime, or a spark-suppress build made " +
+        "for your Spark version.")
+
+  def check(): Unit =
+    incompatibility(runtimeSparkVersion, runtimeScalaVersion).foreach(m => throw new IllegalStateException(m))
 }

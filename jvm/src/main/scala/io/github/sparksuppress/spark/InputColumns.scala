@@ -86,6 +86,17 @@ private[sparksuppress] object InputColumns {
     "Aggregate", "Deduplicate", "DeduplicateWithinWatermark", "FlatMapGroupsWithState", "FlatMapGroupsInPandasWithState",
     "TransformWithState", "TransformWithStateInPySpark")
 
+  /** Prefix of the columns the operators add to their input internally. */
+  val ReservedPrefix = "__spark_suppress_"
+
+  /** An input column named like an internal one would be ambiguous inside the operator's plan. */
+  def requireNoReservedNames(schema: StructType, parameter: String, operator: String): Unit =
+    schema.fieldNames.find(_.toLowerCase.startsWith(ReservedPrefix)).foreach { n =>
+      throw new IllegalArgumentException(
+        s"$operator: $parameter has a column named '$n'; names starting with '$ReservedPrefix' are reserved for " +
+          s"the operator's internal columns. Rename it first, e.g. withColumnRenamed(\"$n\", \"${n.substring(ReservedPrefix.length)}\").")
+    }
+
   def distinct(names: Seq[String], parameter: String, operator: String): Unit = {
     val dup = names.groupBy(_.toLowerCase).collect { case (_, vs) if vs.size > 1 => vs.head }
     if (dup.nonEmpty) throw new IllegalArgumentException(s"$operator: $parameter lists ${dup.mkString(", ")} more than once.")

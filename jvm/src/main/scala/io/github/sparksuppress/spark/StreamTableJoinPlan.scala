@@ -46,6 +46,8 @@ object StreamTableJoinPlan {
 
     val streamSchema = unmarked(stream.schema)
     val tableSchema = unmarked(table.changelog.schema)
+    InputColumns.requireNoReservedNames(streamSchema, "the stream", operator)
+    InputColumns.requireNoReservedNames(tableSchema, "the table changelog", operator)
     val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray
     val tableKeys = j.on.map(k => InputColumns.index(tableSchema, k, "key (on, table side)", operator)).toArray
     streamKeys.zip(tableKeys).foreach { case (s, t) =>
@@ -176,8 +178,9 @@ object StreamTableJoinPlan {
         gauge("grace-buffer-count", "grace-buffer-count") ++ gauge("grace-buffer-size", "grace-buffer-bytes")
     }
 
+  /** Nullable, since rows stored before a column was added come back with it null (RowCodec maps by name). */
   private def unmarked(schema: StructType): StructType =
-    StructType(schema.fields.map(f => f.copy(metadata = WatermarkBypass.withoutMarker(f.metadata))))
+    StructType(schema.fields.map(f => f.copy(nullable = true, metadata = WatermarkBypass.withoutMarker(f.metadata))))
 
   private def quoted(name: String): Column = col(WatermarkBypass.quote(name))
 

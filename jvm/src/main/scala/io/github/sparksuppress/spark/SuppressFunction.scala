@@ -98,8 +98,9 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
       state.update(SuppressState.write(buffer, p.explicitName, p.epoch, rowCodec))
       val due = suppressor.nextDueStreamTime
       if (due != Long.MaxValue) p.clock match {
-        // Spark fires a timeout once timeout < watermark; the entry is due once due <= stream time.
-        case SuppressionClock.EventTime => state.setTimeoutTimestamp(due - 1)
+        // Spark fires a timeout once timeout < watermark; the entry is due once due <= stream time. Spark refuses
+        // timeouts <= 0: an entry due at exactly 1 ms after the epoch leaves once the watermark passes 1 ms.
+        case SuppressionClock.EventTime => state.setTimeoutTimestamp(math.max(1L, due - 1))
         case SuppressionClock.ProcessingTime => state.setTimeoutDuration(math.max(1L, due - 1 - now))
       }
     }
@@ -129,7 +130,17 @@ final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumula
         s"${p.operatorName}: the event-time column '${p.inputSchema.fields(p.timestampColumn).name}' is null in an " +
           "input row; every row needs an event time. Filter such rows out (or fill them) before the operator.")
     }
-    WindowBounds.millis(row.get(p.timestampColumn))
+    val ms = WindowBounds.millis(row.get(p.timestampColumn))
+    // Spark's watermark never goes below 0, so stream time could not follow such records (Kafka refuses negative
+    // timestamps at its source too).
+    if (ms < 0 && p.clock == SuppressionClock.EventTime) {
+      throw new IllegalStateException(
+        s"${p.operatorName}: an input row has the event time ${row.get(p.timestampColumn)} (before 1970-01-01), " +
+          s"in column '${p.inputSchema.fields(p.timestampColumn).name}'. Spark's event-time watermark never goes " +
+          "below 1970-01-01, so suppress cannot keep time for such records. Filter them out, or shift the event " +
+          "times of the whole stream to after 1970 before the operator.")
+    }
+    ms
   }
 
   private def windowEnd(row: Row): Long = p.window.get.end(row, p.operatorName)

@@ -12,10 +12,13 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   protected def extraConf: Map[String, String] = Map.empty
 
+  /** The master URL; `local[2,3]` would allow each task three attempts (for failure-injection suites). */
+  protected def master: String = "local[2]"
+
   override def beforeAll(): Unit = {
     super.beforeAll()
     val builder = SparkSession.builder()
-      .master("local[2]")
+      .master(master)
       .appName(getClass.getSimpleName)
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.ui.enabled", "false")

@@ -1,0 +1,146 @@
+package io.github.sparksuppress.reliability
+
+import java.sql.Timestamp
+import java.time.Duration
+
+import scala.util.Random
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.api._
+import io.github.sparksuppress.spark.MetricsRegistry
+
+/** One input stream of an operator under test: its schema and the column its watermark is on (None: no watermark). */
+final case class InputSpec(name: String, schema: StructType, watermarkOn: Option[String])
+
+/** One micro-batch of a generated stream: rows for one input. */
+final case class Step(input: String, rows: Seq[Row])
+
+/**
+ * An operator as the reliability checks see it: its inputs, how to build it on them, a generated stream that
+ * exercises it (late and out-of-order records included), and how much it holds buffered in a running query.
+ * Adding an operator to every check is one more entry in [[OperatorsUnderTest.all]].
+ */
+trait OperatorUnderTest {
+  /** Also the operator's name (`withName`): metrics and state are found under it. */
+  def name: String
+  def inputs: Seq[InputSpec]
+  def build(inputs: Map[String, DataFrame]): DataFrame
+
+  /** A deterministic stream of `steps` micro-batches. */
+  def generate(seed: Long, steps: Int): Seq[Step]
+
+  /** Records held in the operator's buffer now (from its metrics); > 0 means a stop here loses them if unsafe. */
+  def buffered(query: StreamingQuery): Long
+
+  override def toString: String = name
+}
+
+object OperatorsUnderTest {
+  private def ts(ms: Long) = new Timestamp(ms)
+  private def ms(n: Long) = Duration.ofMillis(n)
+
+  /** Base time of generated streams: 2024-01-01T00:00:00Z (Spark refuses event-time timers at or below 0). */
+  val T0: Long = 1704067200000L
+
+  private def metric(query: StreamingQuery, operator: String, metric: String): Long =
+    MetricsRegistry.forQuery(query).get(operator).flatMap(_.get(metric)).map(_.toLong).getOrElse(0L)
+
+  /**
+   * Event times that mostly advance, with records out of order within `jitterMs` and, every few steps, a
+   * record far behind (late: below the watermark).
+   */
+  private final class Clock(seed: Long) {
+    val random = new Random(seed)
+    private var base = T0
+    def next(jitterMs: Int): Long = {
+      base += random.nextInt(1500)
+      if (random.nextInt(7) == 0) base - 8000 - random.nextInt(4000) // late
+      else base - random.nextInt(jitterMs + 1)
+    }
+  }
+
+  private val updates = StructType(Seq(
+    StructField("key", StringType), StructField("ts", TimestampType), StructField("value", LongType)))
+
+  /** Rate limiting, one entry per key (the per-key state layout). */
+  val suppressTimeLimit: OperatorUnderTest = new SuppressUnderTest("rel-suppress-time-limit",
+    Suppressed.untilTimeLimit(ms(3000), BufferConfig.unbounded()))
+
+  /** Rate limiting with a small bound that emits early (the sharded state layout). */
+  val suppressBoundedEmitEarly: OperatorUnderTest = new SuppressUnderTest("rel-suppress-bounded",
+    Suppressed.untilTimeLimit(ms(4000), BufferConfig.maxRecords(3).emitEarlyWhenFull()))
+
+  private class SuppressUnderTest(val name: String, suppressed: Suppressed) extends OperatorUnderTest {
+    val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
+    def build(in: Map[String, DataFrame]): DataFrame =
+      in("updates").transform(Suppress("key", "ts", suppressed.withName(name)))
+    def generate(seed: Long, steps: Int): Seq[Step] = {
+      val clock = new Clock(seed)
+      (0 until steps).map { i =>
+        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
+          Row(s"k${clock.random.nextInt(6)}", ts(clock.next(2000)), i.toLong)
+        })
+      }
+    }
+    def buffered(query: StreamingQuery): Long = metric(query, name, "suppression-buffer-count-current")
+  }
+
+  private val windowedUpdates = StructType(updates.fields :+ StructField("window", StructType(Seq(
+    StructField("start", TimestampType), StructField("end", TimestampType)))))
+
+  /** Final results of 2-second windows with 1 second of grace. */
+  val suppressWindowCloses: OperatorUnderTest = new OperatorUnderTest {
+    val name = "rel-suppress-window-closes"
+    val inputs: Seq[InputSpec] = Seq(InputSpec("updates", windowedUpdates, Some("ts")))
+    def build(in: Map[String, DataFrame]): DataFrame =
+      in("updates").transform(Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name))
+        .withWindow(WindowColumns.struct("window")).withGrace(ms(1000)))
+    def generate(seed: Long, steps: Int): Seq[Step] = {
+      val clock = new Clock(seed)
+      (0 until steps).map { i =>
+        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
+          val t = clock.next(2500)
+          val start = t - Math.floorMod(t, 2000L)
+          Row(s"k${clock.random.nextInt(4)}", ts(t), i.toLong, Row(ts(start), ts(start + 2000)))
+        })
+      }
+    }
+    def buffered(query: StreamingQuery): Long = metric(query, name, "suppression-buffer-count-current")
+  }
+
+  private val orders = StructType(Seq(
+    StructField("customer", StringType), StructField("order_ts", TimestampType), StructField("amount", LongType)))
+  private val tiers = StructType(Seq(
+    StructField("customer", StringType), StructField("changed_at", TimestampType), StructField("tier", StringType)))
+
+  /** A left join against a versioned table with a grace period; table updates arrive out of order too. */
+  val joinVersionedGrace: OperatorUnderTest = new OperatorUnderTest {
+    val name = "rel-join-versioned-grace"
+    val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, None), InputSpec("tiers", tiers, None))
+    def build(in: Map[String, DataFrame]): DataFrame = {
+      val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
+      in("orders").transform(StreamTableJoin("customer", "order_ts", table, Joined.left().withGracePeriod(ms(2500)).withName(name)))
+    }
+    def generate(seed: Long, steps: Int): Seq[Step] = {
+      val clock = new Clock(seed)
+      (0 until steps).map { i =>
+        if (clock.random.nextInt(3) == 0) {
+          Step("tiers", Seq.fill(1 + clock.random.nextInt(2)) {
+            Row(s"c${clock.random.nextInt(4)}", ts(clock.next(3000)), s"tier$i")
+          })
+        } else {
+          Step("orders", Seq.fill(1 + clock.random.nextInt(3)) {
+            Row(s"c${clock.random.nextInt(4)}", ts(clock.next(2000)), i.toLong)
+          })
+        }
+      }
+    }
+    def buffered(query: StreamingQuery): Long = metric(query, name, "grace-buffer-count-current")
+  }
+
+  /** Every operator the reliability checks cover. */
+  val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses, joinVersionedGrace)
+}

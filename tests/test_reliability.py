@@ -1,0 +1,69 @@
+"""Bad input through the Python API (the quick part of the reliability checks; the rest is in docs/reliability.md)."""
+
+from datetime import timedelta
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+import spark_suppress as ss
+from spark_suppress.testing import TestDriver
+
+from conftest import run_python
+
+LIMIT = ss.Suppressed.until_time_limit(timedelta(seconds=1), ss.BufferConfig.unbounded())
+
+
+@pytest.fixture
+def driver(spark):
+    d = TestDriver(spark)
+    yield d
+    d.stop()
+
+
+def test_columns_named_like_internal_ones_are_refused(driver):
+    updates = driver.add_input("updates", "key STRING, ts TIMESTAMP, __spark_suppress_seq LONG", timestamp="ts")
+    with pytest.raises(IllegalArgumentException, match="names starting with '__spark_suppress_' are reserved"):
+        ss.suppress(updates, key="key", timestamp="ts", suppressed=LIMIT)
+
+
+def test_a_static_dataframe_is_refused_by_both_operators(spark, driver):
+    static = spark.createDataFrame([("a", 1)], "key STRING, n LONG").withColumn("ts", F.current_timestamp())
+    with pytest.raises(IllegalArgumentException, match="the input is not a streaming DataFrame"):
+        ss.suppress(static, key="key", timestamp="ts", suppressed=LIMIT)
+    table = driver.add_input("table", "key STRING, at TIMESTAMP, tier STRING")
+    with pytest.raises(IllegalArgumentException, match="the stream is not a streaming DataFrame"):
+        ss.join_versioned(static, table, on="key", stream_timestamp="ts", table_timestamp="at")
+
+
+def test_pre_1970_event_times_stop_suppress_with_the_reason(spark):
+    d = TestDriver(spark, "key STRING, ts TIMESTAMP, n LONG", timestamp="ts")
+    d.start(ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT.with_name("old-times")))
+    try:
+        from datetime import datetime
+
+        with pytest.raises(Exception, match="old-times: an input row has the event time .*before 1970-01-01"):
+            d.step([("a", datetime(1960, 1, 1), 1)])
+    finally:
+        d.stop()
+
+
+def test_zero_durations_are_accepted_and_negative_ones_refused():
+    ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded())
+    ss.Suppressed.until_time_limit(timedelta(0), ss.BufferConfig.unbounded())
+    with pytest.raises(ValueError, match="must be >= 0"):
+        ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded())
+
+
+def test_the_join_refuses_spark_connect_sessions_with_a_clear_error():
+    result = run_python(
+        "from pyspark.sql import SparkSession\n"
+        "import spark_suppress as ss\n"
+        "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
+        "try:\n"
+        "    ss.join_versioned(spark.range(1), spark.range(1), on='id', stream_timestamp='id', table_timestamp='id')\n"
+        "except ss.ClassicSessionRequiredError as e:\n"
+        "    print('ERR:' + str(e))\n"
+        "spark.stop()\n"
+    )
+    assert "ERR:spark_suppress needs a classic PySpark session" in result.stdout, result.stderr[-3000:]
