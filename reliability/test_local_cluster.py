@@ -18,5 +18,6 @@ def test_spark_submit_on_a_local_cluster_runs_suppress_and_the_join(jar, tmp_pat
     assert result["master"] == "local-cluster[2,1,1024]"
     assert len(result["executors"]) == 3, f"the driver and two executors: {result['executors']}"
     assert result["suppress"]["got"] == result["suppress"]["expected"]
+    assert result["aggregate"]["got"] == result["aggregate"]["expected"]
     assert result["join"]["got"] == result["join"]["expected"]
     assert result["ok"] and proc.returncode == 0

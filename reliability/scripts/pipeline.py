@@ -1,6 +1,6 @@
 """A small spark-suppress application, run outside the test harness (spark-submit, or from an installed wheel).
 
-It writes its own input files, runs suppress and the stream-table join as file-to-file streaming queries
+It writes its own input files, runs suppress, the windowed aggregation and the stream-table join as file-to-file streaming queries
 (one input file per micro-batch, Trigger.AvailableNow), reads the results back and compares them with the
 expected rows, which are written out below by hand. Prints one JSON line starting with ``RESULT`` and exits 0
 when everything matches, 1 otherwise.
@@ -66,6 +66,31 @@ def suppress_check(spark, work: str):
     return got, [("a", 3), ("b", 1), ("c", 1)]
 
 
+def aggregate_check(spark, work: str):
+    clicks = [
+        [{"user": "a", "ts": at(1)}, {"user": "b", "ts": at(2)}],
+        [{"user": "a", "ts": at(8)}, {"user": "a", "ts": at(11)}],
+        [{"user": "b", "ts": at(4)}],  # late for nothing yet: [0, 10) closes at 10 + 5 s of grace
+        [{"user": "c", "ts": at(16)}],  # stream time 16 closes [0, 10)
+        [{"user": "a", "ts": at(3)}],  # too late: dropped
+        [{"user": "c", "ts": at(40)}],  # closes [10, 20)
+    ]
+    write_files(f"{work}/clicks", clicks)
+    from pyspark.sql import functions as F
+
+    stream = (spark.readStream.schema("user STRING, ts TIMESTAMP").option("maxFilesPerTrigger", 1)
+              .json(f"{work}/clicks").withWatermark("ts", "0 seconds"))
+    counts = ss.aggregate_windowed(stream, key="user", timestamp="ts",
+                                   windows=ss.TimeWindows.of_size_and_grace(timedelta(seconds=10), timedelta(seconds=5)),
+                                   aggregations=[F.count("*").alias("clicks")], emit=ss.EmitStrategy.on_window_close(),
+                                   name="deployment-aggregate")
+    run_to_end(counts, f"{work}/counts", f"{work}/checkpoints/aggregate")
+    got = sorted((r.user, int((r.window.start - T0.replace(tzinfo=None)).total_seconds()), r.clicks)
+                 for r in spark.read.parquet(f"{work}/counts").collect())
+    # One final count per user and closed window; the record at 3 s came after [0, 10) closed and is not in it.
+    return got, [("a", 0, 2), ("a", 10, 1), ("b", 0, 2), ("c", 10, 1)]
+
+
 def join_check(spark, work: str):
     tiers = [[{"customer": "x", "changed_at": at(0), "tier": "silver"}],
              [{"customer": "x", "changed_at": at(5), "tier": "gold"}]]
@@ -99,6 +124,7 @@ def main() -> int:
     spark.sparkContext.setLogLevel("ERROR")
 
     suppress_got, suppress_expected = suppress_check(spark, args.workdir)
+    aggregate_got, aggregate_expected = aggregate_check(spark, args.workdir)
     join_got, join_expected = join_check(spark, args.workdir)
     executors = [e.host() + ":" + str(e.port()) for e in spark.sparkContext._jsc.sc().statusTracker().getExecutorInfos()]
     result = {
@@ -107,9 +133,10 @@ def main() -> int:
         "spark_suppress_version": ss.__version__,
         "spark_suppress_file": ss.__file__,
         "suppress": {"got": suppress_got, "expected": suppress_expected},
+        "aggregate": {"got": aggregate_got, "expected": aggregate_expected},
         "join": {"got": join_got, "expected": join_expected},
     }
-    ok = suppress_got == suppress_expected and join_got == join_expected
+    ok = suppress_got == suppress_expected and aggregate_got == aggregate_expected and join_got == join_expected
     result["ok"] = ok
     print("RESULT " + json.dumps(result), flush=True)
     spark.stop()

@@ -144,6 +144,22 @@ class BadInputSuite extends SparkSessionSuite {
     } finally forever.stop()
   }
 
+  test("aggregate_windowed: records before 1970 are dropped and counted; windows at 1970 and near 9999-12-31 close on time") {
+    val max = Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli
+    val d = TestDriver(spark, updates, "ts")
+    d.start(d.input.transform(AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeWithNoGrace(ms(1000)),
+      Seq(org.apache.spark.sql.functions.count("*").as("n")), EmitStrategy.onWindowClose()).withName("time-range")))
+    def windows(rows: Seq[Row]) = rows.map(r => (r.getString(0), r.getStruct(1).getTimestamp(0).getTime, r.getLong(2)))
+    try {
+      assert(d.step(Row("a", ts(-5000), 1L), Row("a", ts(0), 2L), Row("a", ts(999), 3L)) === Nil)
+      assert(MetricsRegistry.forQuery(d.streamingQuery)("time-range")("dropped-records-total") === 1.0)
+      assert(windows(d.step(Row("b", ts(1000), 4L))) === Seq(("a", 0L, 2L)), "the window [0, 1000) closes at 1000")
+      assert(windows(d.step(Row("c", ts(max - 1500), 5L))) === Seq(("b", 1000L, 1L)))
+      assert(windows(d.step(Row("c", ts(max), 6L))) === Seq(("c", max - 1500 - Math.floorMod(max - 1500, 1000L), 1L)),
+        "the window ending 999 ms before the largest timestamp closes; the last one waits for a later stream time")
+    } finally d.stop()
+  }
+
   test("duplicate records: suppress keeps one (the latest), the join emits each") {
     val d = suppressDriver(updates, Seq("key"), timeLimit(10))
     try {

@@ -6,6 +6,7 @@ import java.time.Duration
 import scala.util.Random
 
 import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions.{count, max, sum}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types._
 
@@ -141,6 +142,35 @@ object OperatorsUnderTest {
     def buffered(query: StreamingQuery): Long = metric(query, name, "grace-buffer-count-current")
   }
 
+  /** State rows Spark counts for the query's stateful operators: one per key with open windows. */
+  private def stateRows(query: StreamingQuery): Long =
+    Option(query.lastProgress).map(_.stateOperators.map(_.numRowsTotal).sum).getOrElse(0L)
+
+  private class AggregateUnderTest(val name: String, windows: Windows, emit: EmitStrategy) extends OperatorUnderTest {
+    val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
+    def build(in: Map[String, DataFrame]): DataFrame =
+      in("updates").transform(AggregateWindowed(Seq("key"), "ts", windows,
+        Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")), emit).withName(name))
+    def generate(seed: Long, steps: Int): Seq[Step] = {
+      val clock = new Clock(seed)
+      (0 until steps).map { i =>
+        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
+          Row(s"k${clock.random.nextInt(4)}", ts(clock.next(2500)), i.toLong)
+        })
+      }
+    }
+    def buffered(query: StreamingQuery): Long = stateRows(query)
+  }
+
+  /** Final results of hopping windows (3 s, advancing by 1 s, 1 s of grace): open windows wait in state. */
+  val aggregateHoppingOnClose: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-close",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose())
+
+  /** Session windows emitting every update, merges retracting the sessions they replace. */
+  val aggregateSessionsOnUpdate: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-sessions-update",
+    SessionWindows.ofInactivityGapAndGrace(ms(2000), ms(1500)), EmitStrategy.onWindowUpdate())
+
   /** Every operator the reliability checks cover. */
-  val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses, joinVersionedGrace)
+  val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses,
+    joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate)
 }

@@ -151,7 +151,8 @@ class QueryChangeSuite extends SparkSessionSuite {
     assert(rootCause(e).isInstanceOf[IllegalStateException], m)
   }
 
-  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace)) {
+  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
+      OperatorsUnderTest.aggregateSessionsOnUpdate)) {
     test(s"$op: stored state of another format version is refused with a message saying so") {
       val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-format"))
       run.start(op.build(run.inputs))
@@ -170,7 +171,7 @@ class QueryChangeSuite extends SparkSessionSuite {
       val e = intercept[Exception](op.generate(seed = 4L, steps = 3).foreach(run.feed))
       run.stop()
       val m = messages(e)
-      assert(m.contains(s"${op.name}: the stored") && m.contains("has format 7, but this spark-suppress version reads format 1"), m)
+      assert(m.contains(op.name) && m.contains(": the stored") && m.contains("has format 7, but this spark-suppress version reads format 1"), m)
       assert(rootCause(e).isInstanceOf[IllegalStateException], m)
     }
   }

@@ -83,7 +83,8 @@ object RestartEquivalenceSuite {
 }
 
 class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
-  protected def quickOperators: Seq[OperatorUnderTest] = Seq(OperatorsUnderTest.suppressTimeLimit)
+  protected def quickOperators: Seq[OperatorUnderTest] =
+    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose)
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {

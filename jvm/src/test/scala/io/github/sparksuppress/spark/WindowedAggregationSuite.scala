@@ -303,6 +303,8 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       .contains("two columns named 'retraction'"))
     val raw = MemoryStream[Row](Encoders.row(schema), spark).toDF()
     assert(message(raw.transform(aggregate(tumbling, close, count("*")))).contains("has no event-time watermark"))
+    assert(message(in.withColumnRenamed("label", "__spark_suppress_label").transform(aggregate(tumbling, close, count("*"))))
+      .contains("names starting with '__spark_suppress_' are reserved"))
     val batch = spark.createDataFrame(java.util.List.of[Row](), schema)
     assert(message(batch.transform(aggregate(tumbling, close, count("*")))).contains("is not a streaming DataFrame"))
   }
