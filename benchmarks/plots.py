@@ -41,16 +41,20 @@ def _bars(ax, systems: List[Dict[str, Any]], title: str) -> None:
     ax.set_xlim(min(values) / 2, max(values) * 20)
 
 
+def _save(fig, out: str) -> bool:
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def throughput(results: Dict[str, Any], name: str, out: str) -> bool:
     b = results["benchmarks"].get(name)
     if not b:
         return False
     fig, ax = plt.subplots(figsize=(9, 0.6 * len(b["systems"]) + 1.5))
     _bars(ax, b["systems"], f"{b['title']} ({b['params'].get('records', b['params'].get('stream_records')):,} records)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return True
+    return _save(fig, out)
 
 
 def buffer_core(results: Dict[str, Any], out: str) -> bool:
@@ -71,10 +75,7 @@ def buffer_core(results: Dict[str, Any], out: str) -> bool:
     ax.set_ylabel("million operations per second")
     ax.set_title("Suppression buffer: spark-suppress vs Kafka Streams (JMH, 99.9% CI)", fontsize=10)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return True
+    return _save(fig, out)
 
 
 def scaling(results: Dict[str, Any], out: str) -> bool:
@@ -107,10 +108,7 @@ def scaling(results: Dict[str, Any], out: str) -> bool:
         ax.set_ylabel(yl)
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return True
+    return _save(fig, out)
 
 
 def join(results: Dict[str, Any], out: str) -> bool:
@@ -133,10 +131,7 @@ def join(results: Dict[str, Any], out: str) -> bool:
     axes[1].set_xlabel("grace (s)")
     axes[1].set_ylabel("peak state in memory (MB)")
     axes[1].set_title("state of the join vs grace", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return True
+    return _save(fig, out)
 
 
 def write_all(results_path: str) -> List[str]:

@@ -8,7 +8,7 @@ import sys
 from conftest import BUNDLED_JAR, ROOT, SCRIPTS, cached_pyspark_wheel, result_of, run
 
 
-def test_the_wheel_installs_into_a_fresh_venv_and_runs_a_pipeline(jar, tmp_path):
+def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(jar, tmp_path):
     # `make wheel`: the jar bundled into the package, then pip wheel of ./python (no build isolation).
     os.makedirs(os.path.dirname(BUNDLED_JAR), exist_ok=True)
     shutil.copyfile(jar, BUNDLED_JAR)
@@ -31,10 +31,17 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_a_pipeline(jar, tmp_path)
     installed = run([python, "-m", "pip", "install", "-q", pyspark, str(wheels[0])], timeout=900)
     assert installed.returncode == 0, installed.stderr[-3000:]
 
-    # Run from outside the source tree, so that spark_suppress can only come from the venv.
-    # LEAD: switch this to `python -m spark_suppress.demo` once the demo module exists.
+    # Run from outside the source tree, so that spark_suppress can only come from the venv: first the demo as a
+    # newcomer runs it, then the pipeline that compares its results with expected rows.
+    outside = {"PYTHONPATH": "", "PYSPARK_PYTHON": python}
+    demo = run([python, "-m", "spark_suppress.demo"], timeout=900, cwd=str(tmp_path), env_extra=outside)
+    assert demo.returncode == 0, f"stdout:\n{demo.stdout[-3000:]}\nstderr:\n{demo.stderr[-6000:]}"
+    for section in ("1. Alerting on final results", "2. User sessions", "3. Rate limiting", "4. Orders joined",
+                    "demo finished in"):
+        assert section in demo.stdout, demo.stdout[-3000:]
+
     proc = run([python, os.path.join(SCRIPTS, "pipeline.py"), str(tmp_path / "work"), "--master", "local[2]"],
-               timeout=900, cwd=str(tmp_path), env_extra={"PYTHONPATH": "", "PYSPARK_PYTHON": python})
+               timeout=900, cwd=str(tmp_path), env_extra=outside)
     result = result_of(proc)
     assert result["spark_suppress_file"].startswith(str(venv)), result["spark_suppress_file"]
     assert result["ok"], result
