@@ -89,13 +89,21 @@ private[sparksuppress] object InputColumns {
   /** Prefix of the columns the operators add to their input internally. */
   val ReservedPrefix = "__spark_suppress_"
 
-  /** An input column named like an internal one would be ambiguous inside the operator's plan. */
-  def requireNoReservedNames(schema: StructType, parameter: String, operator: String): Unit =
+  /**
+   * An input's schema as an operator works with it: without Spark's watermark markers (see [[WatermarkBypass]]),
+   * every column nullable when `nullable` (operators that store rows: a row stored before a column was added comes
+   * back with it null), and refused if a column is named like an internal one, which would be ambiguous inside the
+   * operator's plan.
+   */
+  def operatorSchema(schema: StructType, nullable: Boolean, parameter: String, operator: String): StructType = {
     schema.fieldNames.find(_.toLowerCase.startsWith(ReservedPrefix)).foreach { n =>
       throw new IllegalArgumentException(
         s"$operator: $parameter has a column named '$n'; names starting with '$ReservedPrefix' are reserved for " +
           s"the operator's internal columns. Rename it first, e.g. withColumnRenamed(\"$n\", \"${n.substring(ReservedPrefix.length)}\").")
     }
+    StructType(schema.fields.map(f =>
+      f.copy(nullable = nullable || f.nullable, metadata = WatermarkBypass.withoutMarker(f.metadata))))
+  }
 
   def distinct(names: Seq[String], parameter: String, operator: String): Unit = {
     val dup = names.groupBy(_.toLowerCase).collect { case (_, vs) if vs.size > 1 => vs.head }

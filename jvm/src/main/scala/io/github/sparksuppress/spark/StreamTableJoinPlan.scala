@@ -44,10 +44,8 @@ object StreamTableJoinPlan {
     if (j.on == null || j.on.isEmpty) throw new IllegalArgumentException(s"$operator: on must name at least one key column.")
     InputColumns.distinct(j.on, "on", operator)
 
-    val streamSchema = unmarked(stream.schema)
-    val tableSchema = unmarked(table.changelog.schema)
-    InputColumns.requireNoReservedNames(streamSchema, "the stream", operator)
-    InputColumns.requireNoReservedNames(tableSchema, "the table changelog", operator)
+    val streamSchema = InputColumns.operatorSchema(stream.schema, nullable = true, "the stream", operator)
+    val tableSchema = InputColumns.operatorSchema(table.changelog.schema, nullable = true, "the table changelog", operator)
     val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray
     val tableKeys = j.on.map(k => InputColumns.index(tableSchema, k, "key (on, table side)", operator)).toArray
     streamKeys.zip(tableKeys).foreach { case (s, t) =>
@@ -177,10 +175,6 @@ object StreamTableJoinPlan {
         "late-records-joined-total" -> counter("late-joined")) ++
         gauge("grace-buffer-count", "grace-buffer-count") ++ gauge("grace-buffer-size", "grace-buffer-bytes")
     }
-
-  /** Nullable, since rows stored before a column was added come back with it null (RowCodec maps by name). */
-  private def unmarked(schema: StructType): StructType =
-    StructType(schema.fields.map(f => f.copy(nullable = true, metadata = WatermarkBypass.withoutMarker(f.metadata))))
 
   private def quoted(name: String): Column = col(WatermarkBypass.quote(name))
 

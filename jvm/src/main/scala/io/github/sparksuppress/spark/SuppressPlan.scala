@@ -29,10 +29,7 @@ object SuppressPlan {
     if (s.key == null || s.key.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(s.key, "key", operator)
 
-    // Nullable: rows buffered before a column was added come back with it null (RowCodec maps columns by name).
-    val schema = StructType(df.schema.fields.map(f =>
-      f.copy(nullable = true, metadata = WatermarkBypass.withoutMarker(f.metadata))))
-    InputColumns.requireNoReservedNames(schema, "the input", operator)
+    val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
     schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
     val keyIdx = s.key.map(k => InputColumns.index(schema, k, "key", operator)).toArray
     keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))

@@ -40,8 +40,7 @@ object WindowAggregatePlan {
     if (a.key == null || a.key.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(a.key, "key", operator)
 
-    val schema = StructType(df.schema.fields.map(f => f.copy(metadata = WatermarkBypass.withoutMarker(f.metadata))))
-    InputColumns.requireNoReservedNames(schema, "the input", operator)
+    val schema = InputColumns.operatorSchema(df.schema, nullable = false, "the input", operator)
     val keyIdx = a.key.map(k => InputColumns.index(schema, k, "key", operator)).toArray
     keyIdx.foreach { i =>
       KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name)

@@ -118,7 +118,10 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     val bytes = (second.map(p => stateBytes(p).toDouble), last.map(p => stateBytes(p).toDouble))
     val duration = (second.map(_.batchDuration.toDouble), last.map(_.batchDuration.toDouble))
     val report =
-      s"""{"seconds": $seconds, "rowsPerSecond": $rate, "keys": $keys, "batches": ${data.size},
+      s"""{"date": "${java.time.Instant.now()}", "machine": {"cores": ${Runtime.getRuntime.availableProcessors},
+         |  "maxHeapBytes": ${Runtime.getRuntime.maxMemory}, "os": "${System.getProperty("os.name")} ${System.getProperty("os.version")}",
+         |  "java": "${System.getProperty("java.version")}", "spark": "${spark.version}"},
+         |  "seconds": $seconds, "rowsPerSecond": $rate, "keys": $keys, "batches": ${data.size},
          |  "stateRows": {"secondQuarterMean": ${mean(rows._1)}, "lastQuarterMean": ${mean(rows._2)}},
          |  "stateBytes": {"secondQuarterMean": ${mean(bytes._1)}, "lastQuarterMean": ${mean(bytes._2)}},
          |  "batchDurationMs": {"secondQuarterMean": ${mean(duration._1)}, "lastQuarterMean": ${mean(duration._2)}},
