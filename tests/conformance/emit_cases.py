@@ -16,9 +16,9 @@ from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, Skip, close, compare_step, ts
+from .common import Mismatch, close, compare_step, ts
 
-THROTTLE = (
+OPTIONAL_NOTE = (  # the one optional emit vector needs the throttle
     "deviation: Kafka throttles final-result emission by wall-clock time (emit interval); here emission is driven "
     "by the watermark only, so a window is emitted as soon as stream time closes it"
 )
@@ -60,11 +60,6 @@ def _kafka_end(window: Dict[str, Any], end_ms: int) -> int:
 
 
 def run(spark, v: Dict[str, Any], name: str) -> None:
-    vid = v["id"]
-    if "optional" in v:
-        raise Skip(f"optional: {v['optional']}; {THROTTLE}")
-    if vid in KAFKA_ONLY:
-        raise Skip(KAFKA_ONLY[vid])
     cfg = v["config"]
     window = cfg["window"]
     emit = ss.EmitStrategy.on_window_close() if cfg["emitStrategy"] == "onWindowClose" else ss.EmitStrategy.on_window_update()

@@ -59,8 +59,6 @@ def _inputs(driver: TestDriver, key_type):
 
 
 def run(spark, v: Dict[str, Any], name: str) -> None:
-    if "optional" in v:
-        raise Skip(f"optional: {v['optional']}")
     if v.get("error_at") is not None:
         return _build_error(spark, v, name)
     cfg = v["config"]

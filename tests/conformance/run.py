@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import traceback
+from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -37,22 +38,32 @@ def session():
 
 
 def handlers():
+    """The module that runs each vector feature: its ``run``, and optionally ``KAFKA_ONLY`` (vector id -> why the
+    vector's Kafka-only error has no counterpart) and ``OPTIONAL_NOTE`` (added to an optional vector's reason)."""
     from tests.conformance import suppress_cases
 
-    table = {"suppress": suppress_cases.run}
+    table = {"suppress": suppress_cases}
     try:
         from tests.conformance import emit_cases
 
-        table["emit_strategy"] = emit_cases.run
+        table["emit_strategy"] = emit_cases
     except ImportError:
         pass
     try:
         from tests.conformance import join_cases
 
-        table["grace_join"] = join_cases.run
+        table["grace_join"] = join_cases
     except ImportError:
         pass
     return table
+
+
+def skip_reason(module, v) -> Optional[str]:
+    """Why a vector is skipped (optional, or a Kafka-only error), or None when it runs."""
+    if "optional" in v:
+        note = getattr(module, "OPTIONAL_NOTE", None)
+        return f"optional: {v['optional']}" + (f"; {note}" if note else "")
+    return getattr(module, "KAFKA_ONLY", {}).get(v["id"])
 
 
 def main(argv=None) -> int:
@@ -70,11 +81,14 @@ def main(argv=None) -> int:
         if args.only and args.only not in vid:
             continue
         started = time.time()
-        handler = table.get(v.get("feature"))
+        module = table.get(v.get("feature"))
         try:
-            if handler is None:
+            if module is None:
                 raise Mismatch(f"no runner for feature {v.get('feature')!r} (from {family})")
-            handler(spark, v, f"v{i}")
+            reason = skip_reason(module, v)
+            if reason is not None:
+                raise Skip(reason)
+            module.run(spark, v, f"v{i}")
         except Skip as s:
             skipped += 1
             print(f"SKIP {vid}: {s}", flush=True)

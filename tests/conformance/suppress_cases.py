@@ -70,11 +70,6 @@ def _steps_and_config(v: Dict[str, Any]):
 
 
 def run(spark, v: Dict[str, Any], name: str) -> None:
-    vid = v["id"]
-    if "optional" in v:
-        raise Skip(f"optional: {v['optional']}")
-    if vid in KAFKA_ONLY:
-        raise Skip(KAFKA_ONLY[vid])
     if v.get("error_at") == "build":
         return _build_error(spark, v, name)
     cfg, steps = _steps_and_config(v)
@@ -147,7 +142,7 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
                     for metric, want in m.items():
                         if metric != "after_seq" and not close(got.get(metric, float("nan")), want):
                             raise Mismatch(f"after seq {seq}: metric {metric} expected {want}, got {got.get(metric)}")
-            if RESTART_AFTER_SEQ.get(vid) == seq:
+            if RESTART_AFTER_SEQ.get(v["id"]) == seq:
                 driver.restart()
                 leftover = driver.advance()
                 if leftover:
