@@ -8,19 +8,6 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 
 /**
- * A record as the aggregates see it: its evaluated aggregate inputs (columns `offset`, `offset + 1`, ... of
- * `row`), its event time and its arrival sequence. One instance is reused for every record of a task.
- */
-final class InputRecord {
-  var row: Row = _
-  var offset: Int = 0
-  var ts: Long = 0L
-  var seq: Long = 0L
-  def isNullAt(input: Int): Boolean = row.isNullAt(offset + input)
-  def get(input: Int): Any = row.get(offset + input)
-}
-
-/**
  * The running state of one aggregate in one window. `add` takes a record, `merge` another accumulator of the
  * same aggregate (a partial from before the shuffle, or a session being merged); both leave `other` untouched.
  */

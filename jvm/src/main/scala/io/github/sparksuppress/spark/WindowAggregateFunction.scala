@@ -61,7 +61,7 @@ final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorM
 
   private def applyRecords(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], watermark: Long,
       sink: OutputSink): Unit = {
-    val record = new InputRecord
+    val record = new RowInputRecord
     record.offset = Inputs
     var streamTime = watermark
     var i = 0

@@ -3,14 +3,22 @@ package io.github.sparksuppress.spark
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, GenericInternalRow, Generator, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.core._
 
 /**
  * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
- * micro-batch). Input rows are `key columns (as grouped: see WindowAggregateParams.groupSchema)..., event time
- * (epoch ms, or a TIMESTAMP_NTZ value), aggregate inputs...`.
+ * micro-batch). Its children are `key columns (as the input has them)..., event time (epoch ms, or a
+ * TIMESTAMP_NTZ value in microseconds), aggregate inputs...`; it emits [[ShuffleRows]].
+ *
+ * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record
+ * that is combined costs a key projection, a hash lookup and an accumulator update, and is never converted to
+ * an external `Row` (that conversion, and the one back, cost more than the combining in a `Row`-based map side).
+ * The combined partials leave in `terminate`, which Spark calls once the partition's records are consumed.
  *
  * Records without a key (all key columns null) or without a usable event time (null, or before the epoch,
  * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
@@ -18,152 +26,145 @@ import io.github.sparksuppress.core._
  * each record travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining,
  * each key's records are combined per time window ([[TimeWindowPartials]]) and only partials travel on.
  */
-final class WindowAggregateMapSide(p: WindowAggregateParams) extends (Iterator[Row] => Iterator[Row]) with Serializable {
+final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
+    extends Generator with CodegenFallback {
   import ShuffleRows._
 
-  private val keys = p.keySchema.length
-  private val tsColumn = keys
-  private val inputOffset = keys + 1
-  private val inputs = p.inputSchema.length
-  private val layout = new ShuffleRows(keys)
-  private val width = layout.Inputs + inputs
+  private def keys = p.keySchema.length
+  private def inputOffset = keys + 1
 
-  @transient private lazy val buffers = new AggregateBuffers(p.aggregates)
+  override def elementSchema: StructType = ShuffleRows.schema(p.groupSchema, p.inputSchema)
 
-  override def apply(rows: Iterator[Row]): Iterator[Row] = {
-    val partition = Option(TaskContext.get()).map(_.partitionId().toLong).getOrElse(0L)
-    val task = new TaskState(partition << 33)
-    if (p.precombine) combine(rows, task) else records(rows, task)
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): WindowAggregateMapSide =
+    copy(children = newChildren)
+
+  // One per task: Spark deserializes a task's plan, this expression included, for each task it runs.
+  @transient private[this] var task: MapSideTask = _
+
+  override def eval(input: InternalRow): IterableOnce[InternalRow] = {
+    if (task == null) task = new MapSideTask
+    task.offer(input)
   }
 
-  private final class TaskState(val base: Long) {
-    var position = 0L
-    val lateness = new LatenessSketch()
-    var unkeyed = 0L
-    var untimed = 0L
+  override def terminate(): IterableOnce[InternalRow] =
+    if (task == null) Nil else { val t = task; task = null; t.finish() }
+
+  private final class MapSideTask {
+    private val layout = new ShuffleRows(keys)
+    private val width = layout.Inputs + p.inputSchema.length
+    private val base = Option(TaskContext.get()).map(_.partitionId().toLong).getOrElse(0L) << 33
+    // Columns read straight from the input row where Spark bound them to one (always, as the plan builds them).
+    private val ordinals = children.map { case b: BoundReference => b.ordinal; case _ => -1 }.toArray
+    private val tsOrdinal = ordinals(keys)
+    private var position = 0L
+    private val lateness = new LatenessSketch()
+    private var unkeyed = 0L
+    private var untimed = 0L
+
+    // Pre-combining: each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key
+    // type) and its partials per time window.
+    private val buffers = if (p.precombine) new AggregateBuffers(p.aggregates) else null
+    private val keyRow = if (p.precombine) UnsafeProjection.create(children.take(keys)) else null
+    private val byKey = if (p.precombine) new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024) else null
+    private val record = if (p.precombine) new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema) else null
 
     /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
-    def eventTime(row: Row): Long = {
+    private def eventTime(row: InternalRow): Long = {
       position += 1
-      if (row.isNullAt(tsColumn)) { untimed += 1; return Long.MinValue }
-      val ts = if (p.timestampNtz) SparkTime.millis(row.get(tsColumn)) else row.getLong(tsColumn)
-      if (ts < 0) { untimed += 1; return Long.MinValue }
-      lateness.add(ts)
+      val ts = if (tsOrdinal >= 0) {
+        if (row.isNullAt(tsOrdinal)) Long.MinValue else row.getLong(tsOrdinal)
+      } else {
+        val v = children(keys).eval(row)
+        if (v == null) Long.MinValue else v.asInstanceOf[Long]
+      }
+      if (ts == Long.MinValue) { untimed += 1; return Long.MinValue }
+      val ms = if (p.timestampNtz) Math.floorDiv(ts, 1000L) else ts
+      if (ms < 0) { untimed += 1; return Long.MinValue }
+      lateness.add(ms)
       var k = 0
-      while (k < keys && row.isNullAt(k)) k += 1
-      if (k == keys) { unkeyed += 1; Long.MinValue } else ts
+      while (k < keys && (if (ordinals(k) >= 0) row.isNullAt(ordinals(k)) else children(k).eval(row) == null)) k += 1
+      if (k == keys) { unkeyed += 1; Long.MinValue } else ms
     }
 
-    def summary: Iterator[Row] =
-      if (position == 0) Iterator.empty
+    def offer(row: InternalRow): IterableOnce[InternalRow] = {
+      val ts = eventTime(row)
+      if (ts == Long.MinValue) Nil
+      else if (p.precombine) { combine(row, ts); Nil }
       else {
-        val out = new ByteWriter(64)
-        lateness.write(out)
-        out.writeVarLong(unkeyed)
-        out.writeVarLong(untimed)
-        Iterator.single(shuffleRow(null, base, PartitionSummary, 0L, 0L, 0L, out.toByteArray, null))
+        val values = new Array[Any](width)
+        var k = 0
+        while (k < keys) { values(k) = groupValue(k, children(k).eval(row)); k += 1 }
+        fill(values, base + position, Record, ts, 0L, 0L, null, Long.MinValue, 0L)
+        var i = 0
+        while (i < p.inputSchema.length) { values(layout.Inputs + i) = children(inputOffset + i).eval(row); i += 1 }
+        Iterator.single(new GenericInternalRow(values))
       }
-  }
-
-  /** A shuffle row with the key columns of `keyFrom` (a row starting with them; all null when null). */
-  private def shuffleRow(keyFrom: Row, seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
-      inputsFrom: Row, keyMax: Long = Long.MinValue, keyDropped: Long = 0L): Row = {
-    val values = new Array[Any](width)
-    if (keyFrom != null) {
-      var k = 0
-      while (k < keys) { values(k) = keyFrom.get(k); k += 1 }
     }
-    values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
-    values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax; values(layout.KeyDropped) = keyDropped
-    if (inputsFrom != null) {
-      var i = 0
-      while (i < inputs) { values(layout.Inputs + i) = inputsFrom.get(inputOffset + i); i += 1 }
+
+    private def combine(row: InternalRow, ts: Long): Unit = {
+      val key = keyRow(row)
+      var partials = byKey.get(key)
+      if (partials == null) {
+        partials = new TimeWindowPartials[InputRecord, AggregateBuffer](p.definition.asInstanceOf[TimeWindowDefinition], buffers)
+        byKey.put(key.copy(), partials)
+      }
+      record.row = row
+      record.ts = ts
+      record.seq = base + position
+      partials.add(record, ts)
     }
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
-  }
 
-  private def records(rows: Iterator[Row], task: TaskState): Iterator[Row] =
-    rows.flatMap { row =>
-      val ts = task.eventTime(row)
-      if (ts == Long.MinValue) None
-      else Some(shuffleRow(row, task.base + task.position, Record, ts, 0L, 0L, null, row))
-    } ++ task.summary
-
-  private def combine(rows: Iterator[Row], task: TaskState): Iterator[Row] = {
-    val definition = p.definition.asInstanceOf[TimeWindowDefinition]
-    val byKey = new java.util.HashMap[Any, (Row, TimeWindowPartials[InputRecord, AggregateBuffer])](1024)
-    val record = new InputRecord
-    record.offset = inputOffset
-    rows.foreach { row =>
-      val ts = task.eventTime(row)
-      if (ts != Long.MinValue) {
-        val key = WindowAggregateMapSide.hashKey(row, keys)
-        var entry = byKey.get(key)
-        if (entry == null) {
-          entry = (row, new TimeWindowPartials[InputRecord, AggregateBuffer](definition, buffers))
-          byKey.put(key, entry)
+    def finish(): IterableOnce[InternalRow] = {
+      val out = new ArrayBuffer[InternalRow](if (byKey == null) 1 else byKey.size * 2 + 1)
+      if (byKey != null) byKey.forEach { (key, partials) =>
+        val windows = partials.result
+        if (windows.isEmpty) out += keyed(key, KeySummary, 0L, 0L, 0L, null, partials.maxTs, partials.dropped)
+        var w = 0
+        while (w < windows.length) {
+          val partial = windows(w)
+          val blob = new ByteWriter(32)
+          buffers.partialCodec.write(blob, partial.buffer)
+          // Only a key's first row carries its partition-wide figures, so that they count once.
+          out += (if (w == 0) keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray,
+            partials.maxTs, partials.dropped)
+          else keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray, Long.MinValue, 0L))
+          w += 1
         }
-        record.row = row
-        record.ts = ts
-        record.seq = task.base + task.position
-        entry._2.add(record, ts)
       }
-    }
-    val out = new ArrayBuffer[Row](byKey.size * 2)
-    byKey.forEach { (_, entry) =>
-      val (first, partials) = entry
-      val windows = partials.result
-      if (windows.isEmpty) out += shuffleRow(first, task.base, KeySummary, 0L, 0L, 0L, null, null, partials.maxTs, partials.dropped)
-      var w = 0
-      while (w < windows.length) {
-        val partial = windows(w)
-        val blob = new ByteWriter(32)
-        buffers.partialCodec.write(blob, partial.buffer)
-        out += (if (w == 0) shuffleRow(first, task.base, Partial, partial.maxTs, partial.start, partial.records,
-          blob.toByteArray, null, partials.maxTs, partials.dropped)
-        else shuffleRow(first, task.base, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray, null))
-        w += 1
+      if (position > 0) {
+        val summary = new ByteWriter(64)
+        lateness.write(summary)
+        summary.writeVarLong(unkeyed)
+        summary.writeVarLong(untimed)
+        val values = new Array[Any](width)
+        fill(values, base, PartitionSummary, 0L, 0L, 0L, summary.toByteArray, Long.MinValue, 0L)
+        out += new GenericInternalRow(values)
       }
+      out
     }
-    out.iterator ++ task.summary
-  }
-}
 
-object WindowAggregateMapSide {
-  /**
-   * A hash-map key equal for two rows exactly when Spark groups them together: a single key column's value
-   * itself (binaries by content, -0.0 as 0.0), else the row of key values.
-   */
-  private[spark] def hashKey(row: Row, keys: Int): Any =
-    if (keys == 1) row.get(0) match {
-      case b: Array[Byte] => new KeyBytes(b)
-      case d: java.lang.Double => if (d.doubleValue() == 0.0) java.lang.Double.valueOf(0.0) else d
-      case f: java.lang.Float => if (f.floatValue() == 0.0f) java.lang.Float.valueOf(0.0f) else f
-      case v => v
-    }
-    else {
-      val values = new Array[Any](keys)
+    private def keyed(key: UnsafeRow, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte], keyMax: Long,
+        keyDropped: Long): InternalRow = {
+      val values = new Array[Any](width)
       var k = 0
       while (k < keys) {
-        values(k) = row.get(k) match {
-          case b: Array[Byte] => new KeyBytes(b)
-          case v => v
-        }
+        values(k) = if (key.isNullAt(k)) null else groupValue(k, key.get(k, p.keySchema(k).dataType))
         k += 1
       }
-      Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+      fill(values, base, kind, ts, start, n, blob, keyMax, keyDropped)
+      new GenericInternalRow(values)
     }
 
-  /**
-   * Key bytes with content equality, for hash maps. Murmur, not `Arrays.hashCode`: the latter's base-31 sums
-   * of similar short keys (`k0000000` … `k0009999`) crowd buckets (6,139 of 16,384 used, against 7,494 with
-   * Murmur), and every extra entry in a bucket is one more key comparison on the map side's hottest path.
-   */
-  final class KeyBytes(val bytes: Array[Byte]) {
-    override val hashCode: Int = scala.util.hashing.MurmurHash3.bytesHash(bytes)
-    override def equals(o: Any): Boolean = o match {
-      case k: KeyBytes => java.util.Arrays.equals(bytes, k.bytes)
-      case _ => false
+    private def fill(values: Array[Any], seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
+        keyMax: Long, keyDropped: Long): Unit = {
+      values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
+      values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax; values(layout.KeyDropped) = keyDropped
     }
+
+    /** Key column `k`'s internal value as it travels (see [[WindowAggregateParams.groupSchema]]). */
+    private def groupValue(k: Int, v: Any): Any =
+      if (v != null && p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType) {
+        v.asInstanceOf[org.apache.spark.unsafe.types.UTF8String].getBytes
+      } else v
   }
 }

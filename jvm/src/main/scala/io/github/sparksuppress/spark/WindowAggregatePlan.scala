@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.functions.{col, count, lit, unix_millis}
+import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
@@ -100,16 +101,14 @@ object WindowAggregatePlan {
         "window-aggregate-final-emit-latency-max" -> snap.maxima.get("emit-latency-max").map(_.toDouble).getOrElse(0.0))
     }
 
-    // Event time crosses as epoch milliseconds (no Timestamp object per record); TIMESTAMP_NTZ as it is.
+    // Event time crosses as epoch milliseconds; TIMESTAMP_NTZ as it is (microseconds).
     val eventTime = col(WatermarkBypass.quote(tsField.name))
-    val keyColumns = keySchema.fields.zip(groupSchema.fields).toSeq.map { case (k, g) =>
-      val c = col(WatermarkBypass.quote(k.name))
-      if (k.dataType == g.dataType) c else c.cast(g.dataType).as(k.name)
-    }
+    val keyColumns = keySchema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n)))
     val projected = df.select(
       (keyColumns :+ (if (params.timestampNtz) eventTime else unix_millis(eventTime))) ++ resolved.inputColumns: _*)
-    val shuffleSchema = ShuffleRows.schema(groupSchema, resolved.inputSchema)
-    val mapped = projected.mapPartitions(new WindowAggregateMapSide(params))(Encoders.row(shuffleSchema))
+    val mapSide = WindowAggregateMapSide(
+      projected.columns.toSeq.map(c => ExpressionColumns.expression(col(WatermarkBypass.quote(c)))), params)
+    val mapped = projected.select(ExpressionColumns.column(mapSide))
     val anchored = mapped.select(mapped.columns.toSeq.map(c => col(WatermarkBypass.quote(c))) :+ WatermarkBypass.anchor: _*)
     val fn = new WindowAggregateFunction(params, op.accumulator)
     // Grouped by the key columns themselves: Spark's own grouping, and the state row's key is the key.

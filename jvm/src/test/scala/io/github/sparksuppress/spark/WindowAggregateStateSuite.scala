@@ -23,7 +23,7 @@ class WindowAggregateStateSuite extends AnyFunSuite {
 
   private def stored(p: WindowAggregateParams): Array[Byte] = {
     val buffers = new AggregateBuffers(aggregates)
-    val record = new InputRecord
+    val record = new RowInputRecord
     record.row = Row(7L, "x")
     record.ts = 3
     record.seq = 42
