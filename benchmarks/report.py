@@ -81,6 +81,39 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"] + rows
 
 
+def _breakdown(results: Dict[str, Any]) -> List[str]:
+    """Where each system's time went (its median run), from Spark's progress reports and event log."""
+    rows = []
+    for name in ("final_results", "rate_limit", "join"):
+        b = results["benchmarks"].get(name)
+        for s in (b or {}).get("systems", []):
+            d = s.get("breakdown")
+            if not d:
+                continue
+            ph = d.get("phases") or {}
+            driver = sum(v for k, v in ph.items() if k not in ("triggerExecution", "addBatch"))
+            cells = [b["title"], s["label"], f"{ph.get('triggerExecution', 0) / 1000:.2f}",
+                     f"{ph.get('addBatch', 0) / 1000:.2f}", f"{driver / 1000:.2f}"]
+            for group in ("map", "result"):
+                g = d.get(group)
+                cells.append("" if not g else f"{g['stage_wall_ms'] / 1000:.2f} ({g['task_run_ms'] / 1000:.2f} / "
+                                              f"{g['task_cpu_ms'] / 1000:.2f} / {g['gc_ms'] / 1000:.2f})")
+            top = []
+            for group in ("map", "result"):
+                for k, v in ((d.get(group) or {}).get("operator_metrics") or {}).items():
+                    if k.endswith("(ms)") and not k.startswith("WholeStageCodegen"):
+                        top.append((v, f"{group}: {k[:-5]} {v / 1000:.2f}"))
+            cells.append("; ".join(t for _, t in sorted(top, key=lambda x: -x[0])[:3]))
+            rows.append("| " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    return ["", "Where the time went (the median run of each system; seconds summed over its micro-batches, and for "
+                "the stages over their tasks, which run two at a time):", "",
+            "| Benchmark | System | Batches | addBatch | Other batch phases | Map stages: wall (task run / CPU / GC) | "
+            "Result stages: wall (task run / CPU / GC) | Largest operator timings |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"] + rows
+
+
 def _buffer_core(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("buffer_core")
     if not b:
@@ -139,7 +172,7 @@ def _notes(results: Dict[str, Any]) -> List[str]:
 
 def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
     lines = _header(results, source)
-    for part in (_throughput, _buffer_core, _scaling, _targets, _notes):
+    for part in (_throughput, _breakdown, _buffer_core, _scaling, _targets, _notes):
         lines += part(results)
     return "\n".join(lines) + "\n"
 
