@@ -5,8 +5,8 @@
     benchmarks/report.py                                   # print the tables
     benchmarks/report.py --results benchmarks/results/X.json README.md
 
-Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``; everything between
-them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
+Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``, each on a line of its
+own; everything between them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
 mode if there is no full one).
 """
 
@@ -16,6 +16,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -193,7 +194,9 @@ def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
 def rewrite(markdown_path: str, table: str) -> None:
     with open(markdown_path) as fh:
         text = fh.read()
-    start, end = text.find(START), text.find(END)
+    # Only markers on lines of their own count: prose that names them (benchmarks/README.md does) is left alone.
+    start = next((m.start() for m in re.finditer(rf"^{re.escape(START)}$", text, re.M)), -1)
+    end = next((m.start() for m in re.finditer(rf"^{re.escape(END)}$", text, re.M)), -1)
     if start < 0 or end < 0 or end < start:
         raise SystemExit(f"report.py: {markdown_path} needs the markers {START} and {END} (in that order) around "
                          "the place for the table")
