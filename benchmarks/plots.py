@@ -87,16 +87,21 @@ def scaling(results: Dict[str, Any], out: str) -> bool:
     for c in b["curves"]:
         along_records = sorted((pt for pt in c["points"] if pt["keys"] == p["fixed_keys"]), key=lambda pt: pt["records"])
         along_keys = sorted((pt for pt in c["points"] if pt["records"] == p["fixed_records"]), key=lambda pt: pt["keys"])
-        axes[0].plot([pt["records"] for pt in along_records], [pt["steady_us_per_record"] for pt in along_records],
-                     "o-", label=f"{c['system']} (steady)")
-        axes[0].plot([pt["records"] for pt in along_records], [pt["us_per_record"] for pt in along_records],
-                     "o--", alpha=0.5, label=f"{c['system']} (wall)")
-        axes[1].plot([pt["keys"] for pt in along_keys], [pt["steady_us_per_record"] for pt in along_keys], "o-",
-                     label=c["system"])
+        reference = c.get("role") == "reference"
+        fmt, style = ("o:", dict(color=COLORS["anchor"])) if reference else ("o-", {})
+        name = c["system"] + (" (reference)" if reference else "")
+        if not reference:  # the reference runs at the fixed number of records only
+            axes[0].plot([pt["records"] for pt in along_records], [pt["steady_us_per_record"] for pt in along_records],
+                         "o-", label=f"{name} (steady)")
+            axes[0].plot([pt["records"] for pt in along_records], [pt["us_per_record"] for pt in along_records],
+                         "o--", alpha=0.5, label=f"{name} (wall)")
+        axes[1].plot([pt["keys"] for pt in along_keys], [pt["steady_us_per_record"] for pt in along_keys], fmt,
+                     label=name, **style)
         axes[2].plot([pt["keys"] for pt in along_keys], [pt["state_overhead_bytes_per_key"] for pt in along_keys],
-                     "o-", label=f"{c['system']}: in memory")
-        axes[2].plot([pt["keys"] for pt in along_keys], [pt["encoded_overhead_bytes_per_key"] for pt in along_keys],
-                     "s--", label=f"{c['system']}: encoded")
+                     fmt, label=f"{name}: in memory", **style)
+        if not reference:
+            axes[2].plot([pt["keys"] for pt in along_keys], [pt["encoded_overhead_bytes_per_key"] for pt in along_keys],
+                         "s--", label=f"{name}: encoded")
     axes[0].set_title(f"time per record vs records ({p['fixed_keys']:,} keys)", fontsize=10)
     axes[1].set_title(f"time per record vs keys ({p['fixed_records']:,} records)", fontsize=10)
     axes[2].set_title("state bytes per buffered key beyond the user's", fontsize=10)

@@ -5,8 +5,8 @@
     benchmarks/report.py                                   # print the tables
     benchmarks/report.py --results benchmarks/results/X.json README.md
 
-Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``; everything between
-them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
+Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``, each on a line of its
+own; everything between them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
 mode if there is no full one).
 """
 
@@ -16,6 +16,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -81,6 +82,39 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"] + rows
 
 
+def _breakdown(results: Dict[str, Any]) -> List[str]:
+    """Where each system's time went (its median run), from Spark's progress reports and event log."""
+    rows = []
+    for name in ("final_results", "rate_limit", "join"):
+        b = results["benchmarks"].get(name)
+        for s in (b or {}).get("systems", []):
+            d = s.get("breakdown")
+            if not d:
+                continue
+            ph = d.get("phases") or {}
+            driver = sum(v for k, v in ph.items() if k not in ("triggerExecution", "addBatch"))
+            cells = [b["title"], s["label"], f"{ph.get('triggerExecution', 0) / 1000:.2f}",
+                     f"{ph.get('addBatch', 0) / 1000:.2f}", f"{driver / 1000:.2f}"]
+            for group in ("map", "result"):
+                g = d.get(group)
+                cells.append("" if not g else f"{g['stage_wall_ms'] / 1000:.2f} ({g['task_run_ms'] / 1000:.2f} / "
+                                              f"{g['task_cpu_ms'] / 1000:.2f} / {g['gc_ms'] / 1000:.2f})")
+            top = []
+            for group in ("map", "result"):
+                for k, v in ((d.get(group) or {}).get("operator_metrics") or {}).items():
+                    if k.endswith("(ms)") and not k.startswith("WholeStageCodegen"):
+                        top.append((v, f"{group}: {k[:-5]} {v / 1000:.2f}"))
+            cells.append("; ".join(t for _, t in sorted(top, key=lambda x: -x[0])[:3]))
+            rows.append("| " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    return ["", "Where the time went (the median run of each system; seconds summed over its micro-batches, and for "
+                "the stages over their tasks, which run two at a time):", "",
+            "| Benchmark | System | Batches | addBatch | Other batch phases | Map stages: wall (task run / CPU / GC) | "
+            "Result stages: wall (task run / CPU / GC) | Largest operator timings |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"] + rows
+
+
 def _buffer_core(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("buffer_core")
     if not b:
@@ -100,14 +134,27 @@ def _scaling(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("scaling")
     if not b:
         return []
-    lines = ["", "| Scaling | Records | Keys | µs/record (steady) | Buffered keys | State bytes/key (memory) | "
-                 "Beyond user bytes | Encoded bytes/key |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["", "| Scaling | Records | Keys | µs/record (steady) | First data batch (s) | Keys in state | State rows | "
+                 "State bytes/row (memory) | State bytes/key (memory) | Beyond user bytes | Encoded bytes/key |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+    def cell(p, field, digits=0):
+        return "" if p.get(field) is None else _n(p[field], digits)
+
     for c in b["curves"]:
+        name = c["system"] + (" (reference)" if c.get("role") == "reference" else "")
         for p in c["points"]:
-            lines.append(f"| {c['system']} | {_n(p['records'])} | {_n(p['keys'])} | {p['steady_us_per_record']:.2f} | "
-                         f"{_n(p['buffered_keys'])} | {_n(p['state_memory_bytes_per_key'])} | "
-                         f"{_n(p['state_overhead_bytes_per_key'])} | {_n(p['state_encoded_bytes_per_key'])} |")
+            lines.append(f"| {name} | {_n(p['records'])} | {_n(p['keys'])} | {p['steady_us_per_record']:.2f} | "
+                         f"{cell(p, 'first_data_batch_seconds', 2)} | {_n(p['buffered_keys'])} | "
+                         f"{cell(p, 'state_rows')} | {cell(p, 'state_memory_bytes_per_row')} | "
+                         f"{_n(p['state_memory_bytes_per_key'])} | {_n(p['state_overhead_bytes_per_key'])} | "
+                         f"{cell(p, 'state_encoded_bytes_per_key')} |")
+    if b.get("definitions"):
+        lines += ["", "Scaling: µs/record (steady) is the time of the data micro-batches after the first (a lead-in "
+                      "file that carries the query's one-time costs, timed apart) per record they read; state is "
+                      "Spark's `stateOnCurrentVersionSizeBytes` at the last data batch. spark-native (reference) is "
+                      "Spark's own `groupBy(window, key).count()` on the same event sets: one state row per open "
+                      "window and key."]
     return lines
 
 
@@ -139,7 +186,7 @@ def _notes(results: Dict[str, Any]) -> List[str]:
 
 def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
     lines = _header(results, source)
-    for part in (_throughput, _buffer_core, _scaling, _targets, _notes):
+    for part in (_throughput, _breakdown, _buffer_core, _scaling, _targets, _notes):
         lines += part(results)
     return "\n".join(lines) + "\n"
 
@@ -147,7 +194,9 @@ def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
 def rewrite(markdown_path: str, table: str) -> None:
     with open(markdown_path) as fh:
         text = fh.read()
-    start, end = text.find(START), text.find(END)
+    # Only markers on lines of their own count: prose that names them (benchmarks/README.md does) is left alone.
+    start = next((m.start() for m in re.finditer(rf"^{re.escape(START)}$", text, re.M)), -1)
+    end = next((m.start() for m in re.finditer(rf"^{re.escape(END)}$", text, re.M)), -1)
     if start < 0 or end < 0 or end < start:
         raise SystemExit(f"report.py: {markdown_path} needs the markers {START} and {END} (in that order) around "
                          "the place for the table")

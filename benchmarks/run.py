@@ -43,6 +43,9 @@ def parse_args(argv):
                    help="generated inputs (cached) and scratch space")
     p.add_argument("--repeats", type=int, default=None, help="measured runs per Spark system (default by mode)")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-event-log", action="store_true",
+                   default=os.environ.get("BENCH_EVENT_LOG", "1") in ("", "0"),
+                   help="do not write Spark's event log, so no stage breakdown per system (BENCH_EVENT_LOG=0)")
     args = p.parse_args(argv)
     chosen = [b.strip() for b in args.only.split(",") if b.strip()] or ALL
     unknown = [b for b in chosen if b not in ALL]
@@ -124,16 +127,28 @@ def main(argv=None) -> int:
 
     spark_benchmarks = [b for b in args.benchmarks if b in SPARK_BENCHMARKS]
     if spark_benchmarks:
-        from harness import streaming
+        from harness import profile, streaming
         from harness.context import Context
 
-        spark = streaming.session()
+        spark = streaming.session(event_log_dir=None if args.no_event_log else os.path.join(args.work_dir, "eventlog"))
         results["versions"] = {**results["versions"], **machine.versions(ROOT, spark)}
+        results["event_log"] = not args.no_event_log
         ctx = Context(spark=spark, settings=settings, work_dir=scratch, data_dir=data_dir,
-                      results_dir=args.results_dir)
+                      results_dir=args.results_dir, event_log=profile.EventLog.of(spark))
+        def with_event_log_cost(run):
+            # What writing the event log cost this benchmark, as CPU (timings are too noisy to show a few %).
+            before = profile.event_log_cost(spark)
+            result = run()
+            cost = profile.cost_between(before, profile.event_log_cost(spark))
+            result["event_log_cost"] = cost
+            log(f"event log: {cost['listener_cpu_seconds']} s CPU of the driver JVM's {cost['jvm_cpu_seconds']} s "
+                f"({100 * (cost['share_of_jvm_cpu'] or 0):.1f}%)")
+            return result
+
         for name in spark_benchmarks:
             module = __import__(f"harness.{name}", fromlist=["run"])
-            record(name, lambda module=module: module.run(ctx))
+            run = lambda module=module: module.run(ctx)  # noqa: E731
+            record(name, (lambda run=run: with_event_log_cost(run)) if ctx.event_log else run)
         spark.stop()
 
     results["load_average"]["end"] = machine.load_average()

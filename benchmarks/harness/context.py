@@ -17,6 +17,7 @@ class Context:
     data_dir: str  # generated inputs, cached across runs
     results_dir: str
     shared: Dict[str, Any] = field(default_factory=dict)  # measurements benchmarks may reuse (e.g. a floor)
+    event_log: Optional[Any] = None  # profile.EventLog of the session, when it writes one: runs' breakdowns
 
     def scratch(self, *parts: str) -> str:
         return os.path.join(self.work_dir, *parts)

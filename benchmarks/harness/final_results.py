@@ -115,7 +115,7 @@ def run(ctx: Context) -> Dict[str, Any]:
     path = ev.events(ctx.data_dir, shape)
     chosen = systems(ctx)
     measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
-                       warmup=ctx.warmup(), keep_output=True)
+                       warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
     ctx.shared[("floor", shape)] = measured["floor"]
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="spark-native", floor="floor")

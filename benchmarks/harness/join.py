@@ -76,7 +76,7 @@ def run(ctx: Context) -> Dict[str, Any]:
             _system_name(g), f"spark-suppress join_versioned, left, grace {g} ms", "library",
             lambda p, g=g: grace_join(ctx.spark, p, tables[p][0], g, retention)))
     measured = measure(systems, events_dir, shape.records, ctx.scratch(NAME), s.repeats, s.repeats,
-                       warmup=warm, keep_output=True)
+                       warmup=warm, keep_output=True, event_log=ctx.event_log)
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="stream-static", floor=None)
     check: Dict[str, Any] = {"stream_records": shape.records, "output_rows": {}}

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
+from . import profile
 from .streaming import QueryRun, run_query
 
 
@@ -39,6 +40,13 @@ class Measured:
     def last(self) -> QueryRun:
         return self.runs[-1]
 
+    @property
+    def median_index(self) -> int:
+        """The run whose time is the median (the lower middle one for an even number of runs): its breakdown
+        explains the ``seconds`` reported."""
+        order = sorted(range(len(self.runs)), key=lambda i: self.runs[i].seconds)
+        return order[(len(order) - 1) // 2]
+
     def record(self) -> Dict[str, Any]:
         return {
             "system": self.system.name,
@@ -48,6 +56,8 @@ class Measured:
             "seconds": round(self.seconds, 3),
             "records_per_s": round(self.records / self.seconds, 1),
             "runs": [r.summary() for r in self.runs],
+            "breakdown_run": self.median_index,
+            "breakdown": self.runs[self.median_index].breakdown,
         }
 
 
@@ -64,10 +74,12 @@ def measure(
     slow_repeats: int,
     warmup: Optional[tuple] = None,
     keep_output: bool = False,
+    event_log: Optional[profile.EventLog] = None,
 ) -> Dict[str, Measured]:
     """Runs every system ``repeats`` times (``slow_repeats`` for slow ones) on ``input_dir``, round robin so that a
     noisy moment does not hit one system only; ``warmup`` = (directory, records) runs each once first, untimed.
-    With ``keep_output`` the last run of each system keeps its output for checking."""
+    With ``keep_output`` the last run of each system keeps its output for checking. With ``event_log`` every
+    measured run gets its stage breakdown; the median run's is logged."""
     if warmup is not None:
         for s in systems:
             log(f"warm-up: {s.name}")
@@ -85,10 +97,19 @@ def measure(
                 records,
                 s.output_mode,
                 keep_output=keep_output and r == wanted - 1,
+                event_log=event_log,
             )
             measured[s.name].runs.append(run)
             log(f"{s.name} run {r + 1}/{wanted}: {run.seconds:.2f} s, {records / run.seconds:,.0f} records/s")
+    for m in measured.values():
+        log_breakdown(m.system.name, m.runs[m.median_index])
     return measured
+
+
+def log_breakdown(name: str, run: QueryRun) -> None:
+    if run.breakdown:
+        text = profile.describe(run.breakdown).replace("\n", "\n    ")
+        log(f"where the time of {name} went ({run.seconds:.2f} s wall; seconds summed over batches/tasks):\n    {text}")
 
 
 def add_ratios(records: List[Dict[str, Any]], anchor: Optional[str], floor: Optional[str]) -> None:

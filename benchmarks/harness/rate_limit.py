@@ -75,7 +75,7 @@ def run(ctx: Context) -> Dict[str, Any]:
     if reuse_floor is None:
         chosen.append(floor_system(ctx))
     measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
-                       warmup=ctx.warmup(), keep_output=True)
+                       warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
     if reuse_floor is not None:
         measured["floor"] = reuse_floor
     records = [m_.record() for m_ in measured.values()]

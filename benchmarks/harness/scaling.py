@@ -3,7 +3,16 @@
 For suppress (``untilTimeLimit(30 s, unbounded())``: one state row per buffered key) and for the windowed
 aggregation (``aggregate_windowed(on_window_close)``, when this build has it): time per record, and state bytes
 per buffered key from Spark's state metrics at the last data batch (before the flush record empties the state),
-with the part that is not the user's own key and value bytes.
+with the part that is not the user's own key and value bytes. Spark's own ``groupBy(window, key).count()`` runs
+at the points with the fixed number of records as a reference: what Spark's state store costs per key there.
+
+Steady cost, the same for every point: each point's event set starts with one *lead-in* file (one micro-batch,
+``records_per_file`` records) before its ``records``. The query's first data batch carries its one-time costs
+(state store providers created and loaded, the first batch of a fresh query), so it is timed apart
+(``first_data_batch_seconds``) and the steady cost per record is that of the data batches after it, which read
+exactly ``records`` records at every point; the wall time per record counts everything, lead-in included. Each
+system's series starts with an untimed warm-up run of the same query (JIT, class loading), as in the other
+benchmarks.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from . import state_bytes
 from .config import EventShape
 from .context import Context, library_has
 from .final_results import library as aggregation_job
+from .final_results import native as native_aggregation_job
 from .measure import log, target
 from .streaming import WATERMARK_DELAY, read_files, run_query
 
@@ -52,39 +62,69 @@ def _systems(ctx: Context) -> List[Dict[str, Any]]:
             # the key and one count per open window
             "user_bytes_per_key": KEY_BYTES + LONG_BYTES,
         })
+    out.append({
+        "system": "spark-native",
+        "role": "reference",
+        "label": "Spark groupBy(window, key).count(), append mode (reference)",
+        "build": lambda p: native_aggregation_job(ctx.spark, p, s.window_ms),
+        # The same subtraction as for aggregate_windowed, so that the bytes beyond the user's compare directly
+        # (Spark keeps one state row per open window of a key, each with the key, the window and a count).
+        "user_bytes_per_key": KEY_BYTES + LONG_BYTES,
+        # Only where records are fixed: the reference is about state per key, and 1e7 records would cost a minute.
+        "points": lambda points: [p for p in points if p[0] == s.scaling_fixed_records],
+    })
     return out
 
 
 def _point(ctx: Context, system: Dict[str, Any], records: int, keys: int) -> Dict[str, Any]:
-    shape = EventShape(records=records, keys=keys, records_per_file=ctx.settings.scaling_records_per_file)
+    lead_in = ctx.settings.scaling_records_per_file
+    shape = EventShape(records=lead_in + records, keys=keys, records_per_file=lead_in)
     path = ev.events(ctx.data_dir, shape)
-    run = run_query(system["build"](path), ctx.scratch(NAME, system["system"]), records,
-                    inspect=lambda checkpoint, batch: state_bytes.encoded(ctx.spark, checkpoint, batch))
+    reference = system.get("role") == "reference"
+
+    def inspect(checkpoint: str, batch: int) -> Dict[str, Any]:
+        # Spark's state rows are per window and key: count the keys. Ours are per key: measure their encoding.
+        if reference:
+            return state_bytes.distinct_keys(ctx.spark, checkpoint, batch, "key")
+        return state_bytes.encoded(ctx.spark, checkpoint, batch)
+
+    run = run_query(system["build"](path), ctx.scratch(NAME, system["system"]), shape.records, inspect=inspect,
+                    event_log=ctx.event_log)
+    if run.steady_records != records:
+        raise RuntimeError(f"{NAME}: expected the data batches after the lead-in to read {records:,} records, "
+                           f"they read {run.steady_records:,}")
     st = run.state
-    buffered = max(st.rows, 1)
-    memory_per_key = st.current_version_bytes / buffered
-    encoded = run.inspected or {}
-    encoded_per_key = encoded.get("key_bytes_per_row", 0.0) + encoded.get("value_bytes_per_row", 0.0)
+    inspected = run.inspected or {}
+    state_keys = inspected["keys"] if reference else st.rows  # spark-suppress keeps one state row per key
+    memory_per_key = st.current_version_bytes / max(state_keys, 1)
     point = {
         "records": records,
         "keys": keys,
+        "input_records": shape.records,
         "seconds": round(run.seconds, 3),
-        "records_per_s": round(records / run.seconds, 1),
-        "us_per_record": round(run.seconds / records * 1e6, 3),
-        "steady_us_per_record": round(run.data_batch_seconds / records * 1e6, 3),
+        "records_per_s": round(shape.records / run.seconds, 1),
+        "us_per_record": round(run.seconds / shape.records * 1e6, 3),
+        "steady_us_per_record": round(run.steady_seconds / run.steady_records * 1e6, 3),
+        "first_data_batch_seconds": round(run.first_data_batch_seconds, 3),
         "data_batches": run.data_batches,
-        "buffered_keys": st.rows,
+        "buffered_keys": state_keys,
+        "state_rows": st.rows,
         "state_memory_bytes": st.current_version_bytes,
+        "state_memory_bytes_per_row": round(st.current_version_bytes / max(st.rows, 1), 1),
         "state_memory_bytes_per_key": round(memory_per_key, 1),
-        "state_encoded_bytes_per_key": round(encoded_per_key, 1),
         "user_bytes_per_key": system["user_bytes_per_key"],
         "state_overhead_bytes_per_key": round(memory_per_key - system["user_bytes_per_key"], 1),
-        "encoded_overhead_bytes_per_key": round(encoded_per_key - system["user_bytes_per_key"], 1),
         "run": run.summary(),
+        "breakdown": run.breakdown,
     }
+    if not reference:
+        encoded_per_key = inspected.get("key_bytes_per_row", 0.0) + inspected.get("value_bytes_per_row", 0.0)
+        point["state_encoded_bytes_per_key"] = round(encoded_per_key, 1)
+        point["encoded_overhead_bytes_per_key"] = round(encoded_per_key - system["user_bytes_per_key"], 1)
     log(f"{NAME} {system['system']} records={records:,} keys={keys:,}: {point['us_per_record']} us/record "
-        f"({point['steady_us_per_record']} steady), {point['state_memory_bytes_per_key']} B/key in memory, "
-        f"{point['state_encoded_bytes_per_key']} B/key encoded")
+        f"({point['steady_us_per_record']} steady, first data batch {point['first_data_batch_seconds']} s), "
+        f"{point['state_memory_bytes_per_key']} B/key in memory ({st.rows:,} state rows, {state_keys:,} keys)"
+        + ("" if reference else f", {point['state_encoded_bytes_per_key']} B/key encoded"))
     return point
 
 
@@ -96,16 +136,21 @@ def _flatness(points: List[Dict[str, Any]], fixed_keys: int, field: str) -> floa
 def run(ctx: Context) -> Dict[str, Any]:
     s = ctx.settings
     warm = ctx.warmup()
-    systems = _systems(ctx)
-    for system in systems if warm else []:
-        log(f"warm-up: {NAME} {system['system']}")
-        run_query(system["build"](warm[0]), ctx.scratch(NAME, "warmup"), warm[1])
     curves: List[Dict[str, Any]] = []
     targets: List[Dict[str, Any]] = []
-    for system in systems:
-        points = [_point(ctx, system, r, k) for r, k in s.scaling_points()]
-        curves.append({"system": system["system"], "label": system["label"],
+    for system in _systems(ctx):
+        # Right before the series, so that the first point runs as warm as the last (the other systems' runs in
+        # between would otherwise have left their own code hot instead).
+        if warm:
+            log(f"warm-up: {NAME} {system['system']}")
+            run_query(system["build"](warm[0]), ctx.scratch(NAME, "warmup"), warm[1])
+        chosen = system.get("points", lambda points: points)(s.scaling_points())
+        points = [_point(ctx, system, r, k) for r, k in chosen]
+        role = system.get("role", "library")
+        curves.append({"system": system["system"], "label": system["label"], "role": role,
                        "user_bytes_per_key": system["user_bytes_per_key"], "points": points})
+        if role == "reference":
+            continue
         name = system["system"]
         targets.append(target(f"{name}: steady time per record, max/min from {min(s.scaling_records):,} to "
                               f"{max(s.scaling_records):,} records", _flatness(points, s.scaling_fixed_keys,
@@ -116,7 +161,23 @@ def run(ctx: Context) -> Dict[str, Any]:
         "title": "Scaling with records and keys",
         "params": {"records": s.scaling_records, "keys": s.scaling_keys, "fixed_keys": s.scaling_fixed_keys,
                    "fixed_records": s.scaling_fixed_records, "records_per_file": s.scaling_records_per_file,
+                   "lead_in_records": s.scaling_records_per_file,
                    "suppress_time_limit_ms": s.suppress_time_limit_ms, "window_ms": s.window_ms},
+        "definitions": {
+            "records": "records measured at the point; its event set holds one lead-in file before them "
+                       "(input_records in all)",
+            "steady_us_per_record": "time of the data micro-batches after the first (which holds the lead-in "
+                                    "file and the query's one-time costs) divided by the records they read "
+                                    "(= records); what the flatness target uses",
+            "us_per_record": "wall time of the whole query (start, lead-in, data, flush) per input record",
+            "first_data_batch_seconds": "the lead-in micro-batch, timed apart",
+            "state_memory_bytes_per_key": "stateOnCurrentVersionSizeBytes of the last data batch's state "
+                                          "operator / keys in its state (state rows: one per key for "
+                                          "spark-suppress, one per open window and key for spark-native)",
+            "state_overhead_bytes_per_key": "state_memory_bytes_per_key - user_bytes_per_key",
+            "warm_up": "one untimed run of the same query before each system's series"
+                       + ("" if warm else " (skipped in this mode)"),
+        },
         "curves": curves,
         "targets": targets,
     }

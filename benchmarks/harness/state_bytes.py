@@ -40,3 +40,14 @@ def encoded(spark, checkpoint: str, batch_id: int, operator_id: int = 0) -> Dict
         "key_bytes_per_row": round(row.get("key") or 0.0, 1),
         "value_bytes_per_row": round(row.get("value") or 0.0, 1),
     }
+
+
+def distinct_keys(spark, checkpoint: str, batch_id: int, key_field: str, operator_id: int = 0) -> Dict[str, Any]:
+    """State rows of one stateful operator at ``batch_id`` and the distinct values of ``key_field`` of their keys:
+    how many of the user's keys a state keyed by more than the key (Spark's (window, key)) holds."""
+    from pyspark.sql import functions as F
+
+    df = (spark.read.format("statestore").option("batchId", batch_id).option("operatorId", operator_id)
+          .load(checkpoint))
+    row = df.agg(F.count(F.lit(1)).alias("rows"), F.countDistinct(F.col(f"key.`{key_field}`")).alias("keys")).collect()[0]
+    return {"rows": int(row["rows"]), "keys": int(row["keys"])}

@@ -9,14 +9,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+from . import profile
 from .events import FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
 WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
 
 
-def session(app: str = "spark-suppress-benchmarks"):
-    """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI)."""
+def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str] = None):
+    """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI). With
+    ``event_log_dir`` it writes Spark's event log there (one uncompressed JSON-lines file, read back by
+    profile.EventLog for the breakdown of each run); earlier logs in that directory are removed first."""
     from pyspark.sql import SparkSession
 
     import spark_suppress as ss
@@ -39,6 +42,16 @@ def session(app: str = "spark-suppress-benchmarks"):
         .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
     )
+    if event_log_dir:
+        shutil.rmtree(event_log_dir, ignore_errors=True)
+        os.makedirs(event_log_dir)
+        builder = (
+            builder.config("spark.eventLog.enabled", "true")
+            .config("spark.eventLog.dir", os.path.abspath(event_log_dir))
+            .config("spark.eventLog.compress", "false")
+            # Spark 4 rolls event logs into a directory by default; one plain file is what EventLog tails.
+            .config("spark.eventLog.rolling.enabled", "false")
+        )
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -88,8 +101,13 @@ class QueryRun:
     input_rows: int
     state: StateSnapshot  # at the last data batch, before the flush empties the buffers
     peak_state: StateSnapshot  # at the data batch with the most state rows
+    first_data_batch_seconds: float = 0.0  # the first micro-batch that read data, with the query's one-time costs
+    steady_records: int = 0  # the records of the data batches after the first
+    steady_seconds: float = 0.0  # those batches' time: the marginal cost once the query runs
     output_path: Optional[str] = None
     inspected: Optional[Dict[str, Any]] = None
+    # Where the time went (profile.py): the micro-batch phases, and with an event log the stages and operators.
+    breakdown: Optional[Dict[str, Any]] = None
 
     def summary(self) -> Dict[str, Any]:
         return {
@@ -99,6 +117,7 @@ class QueryRun:
             "batches": self.batches,
             "data_batches": self.data_batches,
             "input_rows": self.input_rows,
+            "first_data_batch_seconds": round(self.first_data_batch_seconds, 3),
         }
 
 
@@ -109,11 +128,13 @@ def run_query(
     output_mode: str = "append",
     keep_output: bool = False,
     inspect: Optional[Callable[[str, int], Dict[str, Any]]] = None,
+    event_log: Optional[profile.EventLog] = None,
 ) -> QueryRun:
     """Writes ``df`` to Parquet with an availableNow trigger, waits for the end and measures it.
 
     ``records`` is the number of data records the input holds (the flush record aside). ``inspect`` is called
-    with the checkpoint and the last data batch's id before the checkpoint is removed."""
+    with the checkpoint and the last data batch's id before the checkpoint is removed. With ``event_log`` the
+    run's breakdown includes its stages, read from the log after the query ended (outside the timed part)."""
     shutil.rmtree(run_dir, ignore_errors=True)
     out = os.path.join(run_dir, "out")
     checkpoint = os.path.join(run_dir, "checkpoint")
@@ -135,18 +156,27 @@ def run_query(
     data = [p for p in progress if int(p.get("numInputRows", 0)) > FLUSH_KEYS]
     if not data:
         raise RuntimeError(f"query in {run_dir} read no data: check the input directory")
+    def batch_seconds(batches):
+        return sum(p["durationMs"].get("triggerExecution", 0) for p in batches) / 1000
+
     run = QueryRun(
         records=records,
         seconds=seconds,
-        processing_seconds=sum(p["durationMs"].get("triggerExecution", 0) for p in progress) / 1000,
-        data_batch_seconds=sum(p["durationMs"].get("triggerExecution", 0) for p in data) / 1000,
+        processing_seconds=batch_seconds(progress),
+        data_batch_seconds=batch_seconds(data),
         batches=len(progress),
         data_batches=len(data),
         input_rows=sum(int(p.get("numInputRows", 0)) for p in progress),
         state=StateSnapshot.of(data[-1]),
         peak_state=max((StateSnapshot.of(p) for p in data), key=lambda s: s.rows),
+        first_data_batch_seconds=batch_seconds(data[:1]),
+        steady_records=sum(int(p.get("numInputRows", 0)) for p in data[1:]),
+        steady_seconds=batch_seconds(data[1:]),
         output_path=out if keep_output else None,
+        breakdown={"phases": profile.phases(progress)},
     )
+    if event_log is not None:
+        run.breakdown.update(event_log.breakdown(str(query.runId)))
     if inspect is not None:
         run.inspected = inspect(checkpoint, int(data[-1]["batchId"]))
     if not keep_output:
