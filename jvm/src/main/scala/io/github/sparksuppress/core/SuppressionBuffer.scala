@@ -217,8 +217,25 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Insertion sort, largest key first, so that the smallest leaves from the end. */
   private[this] def sortDescending(b: Bucket[K, V]): Unit = {
     val es = b.entries
+    val n = b.size
+    // A bucket's entries arrived up to the stream's disorder apart, so each entry and its key are usually cache
+    // misses. Comparing neighbours in a pass whose iterations do not depend on each other lets the CPU wait for
+    // all of those misses at once, where the insertion sort below would wait for them one after another; and
+    // a bucket that arrived in descending key order needs no sort at all.
+    var descending = true
     var i = 1
-    while (i < b.size) {
+    while (i < n) {
+      descending &= keys.compare(es(i - 1).key, es(i).key) > 0
+      i += 1
+    }
+    if (descending) {
+      i = 0
+      while (i < n) { es(i).slot = i; i += 1 }
+      b.order = Bucket.Sorted
+      return
+    }
+    i = 1
+    while (i < n) {
       val e = es(i)
       var j = i - 1
       while (j >= 0 && keys.compare(es(j).key, e.key) < 0) {
