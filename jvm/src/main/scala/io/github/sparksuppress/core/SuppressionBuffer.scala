@@ -33,6 +33,9 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   private[this] var freeCount = 0
   private[this] var bucketCount = 0
   private[this] var byTime: Array[Bucket[K, V]] = new Array[Bucket[K, V]](8)
+  // The time of the bucket in each slot of byTime, so that probing and backward-shift deletion compare times
+  // without visiting the buckets themselves, which are scattered in memory (only read where byTime is non-null).
+  private[this] var byTimeTimes: Array[Long] = new Array[Long](8)
   private[this] var byTimeShift = 64 - 3
 
   /** Number of buffered keys. */
@@ -299,7 +302,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     var i = timeSlot(time)
     var b = byTime(i)
     while (b != null) {
-      if (b.time == time) return b
+      if (byTimeTimes(i) == time) return b
       i = (i + 1) & mask
       b = byTime(i)
     }
@@ -320,6 +323,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       while (byTime(i) != null) i = (i + 1) & (byTime.length - 1)
     }
     byTime(i) = b
+    byTimeTimes(i) = time
     bucketCount += 1
     timeSiftUp(b, time, id, bucketCount - 1)
     b
@@ -333,10 +337,11 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     byTime(hole) = null
     var j = (hole + 1) & mask
     while (byTime(j) != null) {
-      val home = timeSlot(byTime(j).time)
+      val home = timeSlot(byTimeTimes(j))
       val movable = if (hole <= j) home <= hole || home > j else home <= hole && home > j
       if (movable) {
         byTime(hole) = byTime(j)
+        byTimeTimes(hole) = byTimeTimes(j)
         byTime(j) = null
         hole = j
       }
@@ -403,14 +408,16 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
 
   private[this] def growByTime(): Unit = {
     byTime = new Array[Bucket[K, V]](byTime.length * 2)
+    byTimeTimes = new Array[Long](byTime.length)
     byTimeShift -= 1
     val mask = byTime.length - 1
     var k = 0
     while (k < bucketCount) {
-      val b = buckets(k)
-      var i = timeSlot(b.time)
+      val t = bucketTimes(k)
+      var i = timeSlot(t)
       while (byTime(i) != null) i = (i + 1) & mask
-      byTime(i) = b
+      byTime(i) = buckets(k)
+      byTimeTimes(i) = t
       k += 1
     }
   }
