@@ -428,6 +428,10 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     var i = 0
     while (i < old.length) {
       var e = old(i)
+      // Emptied as it is read: a discarded table that the collector has already promoted would otherwise keep
+      // every entry it points to alive, and promoted, through young collections until the next full marking,
+      // long after those entries left the buffer.
+      old(i) = null
       while (e != null) {
         val next = e.next
         val slot = e.hash & (grown.length - 1)
