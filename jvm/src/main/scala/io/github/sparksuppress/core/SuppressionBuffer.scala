@@ -10,8 +10,9 @@ package io.github.sparksuppress.core
  * broken within a small bucket rather than all along one large heap (which is what made a single heap of entries
  * slower than Kafka's tree at evictions). A bucket keeps its entries unordered until one is asked for, then sorts
  * them once if it is small and hands them out in order, or turns into a min-heap by key if it is large. The time
- * heap is kept in primitive arrays (times, bucket ids, and each id's heap position), so sifting it never touches a
- * bucket object. Insert, re-time and evict are O(log n); an update that keeps the buffer time is O(1).
+ * heap and the lookup table are kept in primitive arrays (times, bucket ids, and each id's heap position), so
+ * sifting and probing never touch a bucket object or store a reference. Insert, re-time and evict are O(log n);
+ * an update that keeps the buffer time is O(1).
  *
  * Sizes are supplied by the caller with each put, so the size model stays outside this class.
  * Not thread-safe: one buffer belongs to one task.
@@ -23,16 +24,21 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   private[this] var count = 0
   private[this] var bytes = 0L
 
-  // The time heap: slot i holds bucket buckets(i), whose time is bucketTimes(i) and id bucketIds(i);
-  // positions(id) is the slot of bucket id. Ids of dropped buckets are reused (freeIds is a stack of them).
-  private[this] var buckets: Array[Bucket[K, V]] = new Array[Bucket[K, V]](4)
+  // bucketsById(id) is the only reference to a bucket, written when it is created and cleared when it is dropped:
+  // bucket objects are scattered in memory, and once a long-lived buffer is in the old generation every reference
+  // store costs G1 a card-marking write barrier, which a heap sift of references would pay at each level.
+  // The time heap: slot i holds the bucket with id bucketIds(i) and time bucketTimes(i); positions(id) is the slot
+  // of bucket id. Ids of dropped buckets are reused (freeIds is a stack of them).
+  private[this] var bucketsById: Array[Bucket[K, V]] = new Array[Bucket[K, V]](4)
   private[this] var bucketTimes: Array[Long] = new Array[Long](4)
   private[this] var bucketIds: Array[Int] = new Array[Int](4)
   private[this] var positions: Array[Int] = new Array[Int](4)
   private[this] var freeIds: Array[Int] = new Array[Int](4)
   private[this] var freeCount = 0
   private[this] var bucketCount = 0
-  private[this] var byTime: Array[Bucket[K, V]] = new Array[Bucket[K, V]](8)
+  // The lookup by time, open addressing: slot i holds id + 1 of a bucket (0: empty) and that bucket's time.
+  private[this] var byTimeIds: Array[Int] = new Array[Int](8)
+  private[this] var byTimeTimes: Array[Long] = new Array[Long](8)
   private[this] var byTimeShift = 64 - 3
 
   /** Number of buffered keys. */
@@ -48,7 +54,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   def minBufferTime: Long = if (count == 0) Long.MaxValue else bucketTimes(0)
 
   /** The entry that would be evicted next, or null when empty. */
-  def oldest: BufferedRecord[K, V] = if (count == 0) null else first(buckets(0))
+  def oldest: BufferedRecord[K, V] = if (count == 0) null else first(bucketsById(bucketIds(0)))
 
   def get(key: K): Option[BufferedRecord[K, V]] = Option(find(key))
 
@@ -92,7 +98,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Removes and returns the oldest entry; throws when empty. */
   def evictOldest(): BufferedRecord[K, V] = {
     if (count == 0) throw new NoSuchElementException("evictOldest on an empty suppression buffer")
-    val e = first(buckets(0))
+    val e = first(bucketsById(bucketIds(0)))
     removeEntry(e)
     e
   }
@@ -100,7 +106,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Evicts oldest-first while `condition` holds for the oldest entry; returns how many were evicted. */
   def evictWhile(condition: BufferedRecord[K, V] => Boolean)(emit: BufferedRecord[K, V] => Unit): Int = {
     var n = 0
-    while (count > 0 && condition(first(buckets(0)))) {
+    while (count > 0 && condition(first(bucketsById(bucketIds(0))))) {
       emit(evictOldest())
       n += 1
     }
@@ -118,7 +124,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   def foreach(f: BufferedRecord[K, V] => Unit): Unit = {
     var i = 0
     while (i < bucketCount) {
-      val b = buckets(i)
+      val b = bucketsById(bucketIds(i))
       var j = 0
       while (j < b.size) { f(b.entries(j)); j += 1 }
       i += 1
@@ -127,8 +133,8 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
 
   def clear(): Unit = {
     java.util.Arrays.fill(table.asInstanceOf[Array[AnyRef]], null)
-    java.util.Arrays.fill(buckets.asInstanceOf[Array[AnyRef]], 0, bucketCount, null)
-    java.util.Arrays.fill(byTime.asInstanceOf[Array[AnyRef]], null)
+    java.util.Arrays.fill(bucketsById.asInstanceOf[Array[AnyRef]], null)
+    java.util.Arrays.fill(byTimeIds, 0)
     bucketCount = 0
     freeCount = 0
     count = 0
@@ -217,8 +223,25 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   /** Insertion sort, largest key first, so that the smallest leaves from the end. */
   private[this] def sortDescending(b: Bucket[K, V]): Unit = {
     val es = b.entries
+    val n = b.size
+    // A bucket's entries arrived up to the stream's disorder apart, so each entry and its key are usually cache
+    // misses. Comparing neighbours in a pass whose iterations do not depend on each other lets the CPU wait for
+    // all of those misses at once, where the insertion sort below would wait for them one after another; and
+    // a bucket that arrived in descending key order needs no sort at all.
+    var descending = true
     var i = 1
-    while (i < b.size) {
+    while (i < n) {
+      descending &= keys.compare(es(i - 1).key, es(i).key) > 0
+      i += 1
+    }
+    if (descending) {
+      i = 0
+      while (i < n) { es(i).slot = i; i += 1 }
+      b.order = Bucket.Sorted
+      return
+    }
+    i = 1
+    while (i < n) {
       val e = es(i)
       var j = i - 1
       while (j >= 0 && keys.compare(es(j).key, e.key) < 0) {
@@ -275,20 +298,20 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     e.slot = i
   }
 
-  // ---- buckets: a binary min-heap by time (times in a primitive array), found by time through `byTime` ----
+  // ---- buckets: a binary min-heap of ids by time, found by time through `byTimeIds` ----
 
   private[this] def bucketFor(time: Long): Bucket[K, V] = {
-    val mask = byTime.length - 1
+    val mask = byTimeIds.length - 1
     var i = timeSlot(time)
-    var b = byTime(i)
-    while (b != null) {
-      if (b.time == time) return b
+    var slotId = byTimeIds(i)
+    while (slotId != 0) {
+      if (byTimeTimes(i) == time) return bucketsById(slotId - 1)
       i = (i + 1) & mask
-      b = byTime(i)
+      slotId = byTimeIds(i)
     }
-    if (bucketCount == buckets.length) {
+    if (bucketCount == bucketTimes.length) {
       val n = bucketCount * 2
-      buckets = java.util.Arrays.copyOf(buckets, n)
+      bucketsById = java.util.Arrays.copyOf(bucketsById, n)
       bucketTimes = java.util.Arrays.copyOf(bucketTimes, n)
       bucketIds = java.util.Arrays.copyOf(bucketIds, n)
       positions = java.util.Arrays.copyOf(positions, n)
@@ -296,31 +319,34 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     }
     // Ids are 0 until bucketCount + freeCount; the free ones are reused first.
     val id = if (freeCount > 0) { freeCount -= 1; freeIds(freeCount) } else bucketCount
-    b = new Bucket[K, V](time, id)
-    if (bucketCount + 1 > (byTime.length >> 1)) {
+    val b = new Bucket[K, V](time, id)
+    bucketsById(id) = b
+    if (bucketCount + 1 > (byTimeIds.length >> 1)) {
       growByTime()
       i = timeSlot(time)
-      while (byTime(i) != null) i = (i + 1) & (byTime.length - 1)
+      while (byTimeIds(i) != 0) i = (i + 1) & (byTimeIds.length - 1)
     }
-    byTime(i) = b
+    byTimeIds(i) = id + 1
+    byTimeTimes(i) = time
     bucketCount += 1
-    timeSiftUp(b, time, id, bucketCount - 1)
+    timeSiftUp(time, id, bucketCount - 1)
     b
   }
 
   private[this] def dropBucket(b: Bucket[K, V]): Unit = {
     // Out of the lookup table: backward-shift deletion keeps every remaining bucket reachable from its home slot.
-    val mask = byTime.length - 1
+    val mask = byTimeIds.length - 1
     var hole = timeSlot(b.time)
-    while (byTime(hole) ne b) hole = (hole + 1) & mask
-    byTime(hole) = null
+    while (byTimeIds(hole) != b.id + 1) hole = (hole + 1) & mask
+    byTimeIds(hole) = 0
     var j = (hole + 1) & mask
-    while (byTime(j) != null) {
-      val home = timeSlot(byTime(j).time)
+    while (byTimeIds(j) != 0) {
+      val home = timeSlot(byTimeTimes(j))
       val movable = if (hole <= j) home <= hole || home > j else home <= hole && home > j
       if (movable) {
-        byTime(hole) = byTime(j)
-        byTime(j) = null
+        byTimeIds(hole) = byTimeIds(j)
+        byTimeTimes(hole) = byTimeTimes(j)
+        byTimeIds(j) = 0
         hole = j
       }
       j = (j + 1) & mask
@@ -329,30 +355,27 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     val i = positions(b.id)
     bucketCount -= 1
     if (i != bucketCount) {
-      val last = buckets(bucketCount)
       val lastTime = bucketTimes(bucketCount)
       val lastId = bucketIds(bucketCount)
-      buckets(bucketCount) = null
-      if (lastTime < b.time) timeSiftUp(last, lastTime, lastId, i) else timeSiftDown(last, lastTime, lastId, i)
-    } else {
-      buckets(i) = null
+      if (lastTime < b.time) timeSiftUp(lastTime, lastId, i) else timeSiftDown(lastTime, lastId, i)
     }
+    bucketsById(b.id) = null
     freeIds(freeCount) = b.id
     freeCount += 1
   }
 
-  private[this] def timeSiftUp(b: Bucket[K, V], t: Long, id: Int, start: Int): Unit = {
+  private[this] def timeSiftUp(t: Long, id: Int, start: Int): Unit = {
     var i = start
     while (i > 0) {
       val parent = (i - 1) >>> 1
-      if (bucketTimes(parent) <= t) { place(b, t, id, i); return }
+      if (bucketTimes(parent) <= t) { place(t, id, i); return }
       move(parent, i)
       i = parent
     }
-    place(b, t, id, i)
+    place(t, id, i)
   }
 
-  private[this] def timeSiftDown(b: Bucket[K, V], t: Long, id: Int, start: Int): Unit = {
+  private[this] def timeSiftDown(t: Long, id: Int, start: Int): Unit = {
     val n = bucketCount
     var i = start
     val half = n >>> 1
@@ -360,23 +383,21 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       var child = 2 * i + 1
       val right = child + 1
       if (right < n && bucketTimes(right) < bucketTimes(child)) child = right
-      if (bucketTimes(child) >= t) { place(b, t, id, i); return }
+      if (bucketTimes(child) >= t) { place(t, id, i); return }
       move(child, i)
       i = child
     }
-    place(b, t, id, i)
+    place(t, id, i)
   }
 
   private[this] def move(from: Int, to: Int): Unit = {
-    buckets(to) = buckets(from)
     bucketTimes(to) = bucketTimes(from)
     val id = bucketIds(from)
     bucketIds(to) = id
     positions(id) = to
   }
 
-  private[this] def place(b: Bucket[K, V], t: Long, id: Int, i: Int): Unit = {
-    buckets(i) = b
+  private[this] def place(t: Long, id: Int, i: Int): Unit = {
     bucketTimes(i) = t
     bucketIds(i) = id
     positions(id) = i
@@ -385,15 +406,17 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
   private[this] def timeSlot(time: Long): Int = ((time * 0x9E3779B97F4A7C15L) >>> byTimeShift).toInt
 
   private[this] def growByTime(): Unit = {
-    byTime = new Array[Bucket[K, V]](byTime.length * 2)
+    byTimeIds = new Array[Int](byTimeIds.length * 2)
+    byTimeTimes = new Array[Long](byTimeIds.length)
     byTimeShift -= 1
-    val mask = byTime.length - 1
+    val mask = byTimeIds.length - 1
     var k = 0
     while (k < bucketCount) {
-      val b = buckets(k)
-      var i = timeSlot(b.time)
-      while (byTime(i) != null) i = (i + 1) & mask
-      byTime(i) = b
+      val t = bucketTimes(k)
+      var i = timeSlot(t)
+      while (byTimeIds(i) != 0) i = (i + 1) & mask
+      byTimeIds(i) = bucketIds(k) + 1
+      byTimeTimes(i) = t
       k += 1
     }
   }
@@ -404,6 +427,10 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     var i = 0
     while (i < old.length) {
       var e = old(i)
+      // Emptied as it is read: a discarded table that the collector has already promoted would otherwise keep
+      // every entry it points to alive, and promoted, through young collections until the next full marking,
+      // long after those entries left the buffer.
+      old(i) = null
       while (e != null) {
         val next = e.next
         val slot = e.hash & (grown.length - 1)
