@@ -78,10 +78,16 @@ def jar_version(cp: str, artifact: str) -> str:
     return "unknown"
 
 
-def jmh_command(cp: str, jmh: Dict[str, Any], out: str) -> List[str]:
+# The two JMH runs: evictions alone, with more forks and iterations (see config.py), and everything else.
+EVICT_RUN = r"BufferOperationsBenchmark\.evict$"
+OTHER_RUN = r"BufferOperationsBenchmark\.(insert|update)$|SuppressLoopBenchmark"
+
+
+def jmh_command(cp: str, jmh: Dict[str, Any], out: str, evict: bool) -> List[str]:
+    forks, iterations = (jmh["evict_forks"], jmh["evict_iterations"]) if evict else (jmh["forks"], jmh["iterations"])
     return [
-        "java", "-cp", cp, "org.openjdk.jmh.Main", "BufferOperationsBenchmark|SuppressLoopBenchmark",
-        "-f", str(jmh["forks"]), "-wi", str(jmh["warmup_iterations"]), "-i", str(jmh["iterations"]),
+        "java", "-cp", cp, "org.openjdk.jmh.Main", EVICT_RUN if evict else OTHER_RUN,
+        "-f", str(forks), "-wi", str(jmh["warmup_iterations"]), "-i", str(iterations),
         "-w", str(jmh["iteration_time"]), "-r", str(jmh["iteration_time"]),
         "-p", f"size={jmh['size']}", "-p", f"records={jmh['records']}", "-p", f"distinctKeys={jmh['distinct_keys']}",
         "-p", f"timeLimitMs={jmh['time_limit_ms']}", "-p", f"maxRecords={jmh['max_records']}",
@@ -119,15 +125,22 @@ def _ops_per_second(entry: Dict[str, Any], ops: int) -> Dict[str, Any]:
 
 def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
     cp = classpath(root, work_dir)
-    out = os.path.join(work_dir, "jmh-result.json")
-    cmd = jmh_command(cp, jmh, out)
-    log("running JMH: " + " ".join(shlex.quote(c) for c in cmd[3:]))
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0 or not os.path.exists(out):
-        raise RuntimeError(f"JMH failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
-    with open(out) as fh:
-        entries = json.load(fh)
-    failures = [l for l in proc.stdout.splitlines() if "<failure>" in l]
+    entries: List[Dict[str, Any]] = []
+    failures: List[str] = []
+    commands: List[str] = []
+    for evict in (False, True):
+        out = os.path.join(work_dir, "jmh-result-evict.json" if evict else "jmh-result.json")
+        cmd = jmh_command(cp, jmh, out, evict)
+        commands.append(" ".join(shlex.quote(c) for c in cmd[3:]))
+        log("running JMH: " + commands[-1])
+        if os.path.exists(out):
+            os.remove(out)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError(f"JMH failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
+        with open(out) as fh:
+            entries += json.load(fh)
+        failures += [l for l in proc.stdout.splitlines() if "<failure>" in l]
     operations: List[Dict[str, Any]] = []
     targets: List[Dict[str, Any]] = []
     for op, bench, ops_param in OPERATIONS:
@@ -146,7 +159,7 @@ def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
     return {
         "title": "Suppression buffer core vs Kafka Streams' in-memory buffer (JMH)",
         "params": dict(jmh),
-        "jmh_command": " ".join(shlex.quote(c) for c in cmd[3:]),
+        "jmh_commands": commands,
         "versions": {"kafka-streams": jar_version(cp, "kafka-streams"), "jmh": jar_version(cp, "jmh-core"),
                      "scala": jar_version(cp, "scala-library")},
         "operations": operations,
