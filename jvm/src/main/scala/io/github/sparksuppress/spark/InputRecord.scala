@@ -2,7 +2,7 @@ package io.github.sparksuppress.spark
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types._
 
 /**
@@ -30,17 +30,13 @@ final class RowInputRecord extends InputRecord {
  */
 final class InternalInputRecord(inputs: Seq[Expression], schema: StructType) extends InputRecord {
   var row: InternalRow = _
-  private val expressions = inputs.toArray
-  private val ordinals = expressions.map { case b: BoundReference => b.ordinal; case _ => -1 }
+  private val columns = new InternalColumns(inputs)
   private val external: Array[Any => Any] = schema.fields.map(f => InternalInputRecord.toExternal(f.dataType))
 
-  def isNullAt(input: Int): Boolean = {
-    val o = ordinals(input)
-    if (o >= 0) row.isNullAt(o) else expressions(input).eval(row) == null
-  }
+  def isNullAt(input: Int): Boolean = columns.isNullAt(row, input)
 
   def get(input: Int): Any = {
-    val v = expressions(input).eval(row)
+    val v = columns.get(row, input)
     if (v == null) null else external(input)(v)
   }
 }

@@ -4,7 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, GenericInternalRow, Generator, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Generator, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 
@@ -53,9 +53,10 @@ final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggr
     private val layout = new ShuffleRows(keys)
     private val width = layout.Inputs + p.inputSchema.length
     private val base = Option(TaskContext.get()).map(_.partitionId().toLong).getOrElse(0L) << 33
-    // Columns read straight from the input row where Spark bound them to one (always, as the plan builds them).
-    private val ordinals = children.map { case b: BoundReference => b.ordinal; case _ => -1 }.toArray
-    private val tsOrdinal = ordinals(keys)
+    private val columns = new InternalColumns(children)
+    // Key columns that travel as bytes (see WindowAggregateParams.groupSchema).
+    private val asBytes = Array.tabulate(keys)(k =>
+      p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType)
     private var position = 0L
     private val lateness = new LatenessSketch()
     private var unkeyed = 0L
@@ -71,18 +72,13 @@ final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggr
     /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
     private def eventTime(row: InternalRow): Long = {
       position += 1
-      val ts = if (tsOrdinal >= 0) {
-        if (row.isNullAt(tsOrdinal)) Long.MinValue else row.getLong(tsOrdinal)
-      } else {
-        val v = children(keys).eval(row)
-        if (v == null) Long.MinValue else v.asInstanceOf[Long]
-      }
+      val ts = columns.getLong(row, keys, Long.MinValue)
       if (ts == Long.MinValue) { untimed += 1; return Long.MinValue }
       val ms = if (p.timestampNtz) Math.floorDiv(ts, 1000L) else ts
       if (ms < 0) { untimed += 1; return Long.MinValue }
       lateness.add(ms)
       var k = 0
-      while (k < keys && (if (ordinals(k) >= 0) row.isNullAt(ordinals(k)) else children(k).eval(row) == null)) k += 1
+      while (k < keys && columns.isNullAt(row, k)) k += 1
       if (k == keys) { unkeyed += 1; Long.MinValue } else ms
     }
 
@@ -93,10 +89,10 @@ final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggr
       else {
         val values = new Array[Any](width)
         var k = 0
-        while (k < keys) { values(k) = groupValue(k, children(k).eval(row)); k += 1 }
+        while (k < keys) { values(k) = groupValue(k, columns.get(row, k)); k += 1 }
         fill(values, base + position, Record, ts, 0L, 0L, null, Long.MinValue, 0L)
         var i = 0
-        while (i < p.inputSchema.length) { values(layout.Inputs + i) = children(inputOffset + i).eval(row); i += 1 }
+        while (i < p.inputSchema.length) { values(layout.Inputs + i) = columns.get(row, inputOffset + i); i += 1 }
         Iterator.single(new GenericInternalRow(values))
       }
     }
@@ -163,8 +159,6 @@ final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggr
 
     /** Key column `k`'s internal value as it travels (see [[WindowAggregateParams.groupSchema]]). */
     private def groupValue(k: Int, v: Any): Any =
-      if (v != null && p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType) {
-        v.asInstanceOf[org.apache.spark.unsafe.types.UTF8String].getBytes
-      } else v
+      if (v != null && asBytes(k)) v.asInstanceOf[org.apache.spark.unsafe.types.UTF8String].getBytes else v
   }
 }
