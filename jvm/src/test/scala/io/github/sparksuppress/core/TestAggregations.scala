@@ -4,11 +4,11 @@ import scala.collection.mutable.ArrayBuffer
 
 /** Aggregations of the Kafka tests: string concatenation (not a monoid) and count. */
 object TestAggregations {
-  /** Kafka's test aggregator: initializer `zero`, aggregator `agg + "+" + value`, merger `agg1 + "+" + agg2`. */
-  final class StringFold(zero: String) extends Aggregation[String, String] {
+  /** Kafka's test aggregator: initializer `zero`, aggregator `agg + sep + value`, merger `agg1 + sep + agg2`. */
+  final class StringFold(zero: String, sep: String = "+") extends Aggregation[String, String] {
     def initial(): String = zero
-    def add(buffer: String, value: String): String = buffer + "+" + value
-    def merge(buffer: String, other: String): String = buffer + "+" + other
+    def add(buffer: String, value: String): String = buffer + sep + value
+    def merge(buffer: String, other: String): String = buffer + sep + other
     def copy(buffer: String): String = buffer
   }
 

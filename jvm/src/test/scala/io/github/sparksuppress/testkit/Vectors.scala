@@ -16,8 +16,17 @@ object Vectors {
     dir
   }
 
-  def family(fileName: String): Seq[JsonNode] = {
-    val root = mapper.readTree(new File(directory, fileName))
+  /** The chain vectors' directory (CHAINS_DIR, default ../shared/conformance/chains). */
+  def chainsDirectory: File = {
+    val dir = sys.env.get("CHAINS_DIR").map(new File(_)).getOrElse(new File("../shared/conformance/chains"))
+    require(dir.isDirectory, s"chain vectors not found at ${dir.getAbsolutePath}; set CHAINS_DIR")
+    dir
+  }
+
+  def family(fileName: String): Seq[JsonNode] = familyIn(directory, fileName)
+
+  def familyIn(dir: File, fileName: String): Seq[JsonNode] = {
+    val root = mapper.readTree(new File(dir, fileName))
     root.get("vectors").elements().asScala.toSeq
   }
 

@@ -1,0 +1,9 @@
+package io.github.sparksuppress.core.chain
+
+/**
+ * A record travelling between the nodes of a chain, as Kafka forwards it: a key (null only where Kafka allows
+ * one, e.g. a left join's null-key stream record), the window when the key is windowed (null otherwise), a value
+ * (null is a tombstone) and its timestamp. Values must not change after they are forwarded: a downstream suppress
+ * may hold them for a long time.
+ */
+final case class ChainRecord[K](key: K, window: WindowBounds, value: AnyRef, timestamp: Long)

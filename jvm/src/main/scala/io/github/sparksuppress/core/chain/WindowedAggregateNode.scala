@@ -1,0 +1,123 @@
+package io.github.sparksuppress.core.chain
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.github.sparksuppress.core._
+
+/**
+ * Kafka's windowed aggregation node (`groupByKey().windowedBy(w).aggregate(...)`) inside a chain: one
+ * [[WindowedAggregator]] per key, one stream time for all of them.
+ *
+ * Per record: null keys are dropped (and, for sliding windows, null values) before stream time moves, as Kafka's
+ * processors do; the key's windows closed at the new stream time close first, the record is applied (updates are
+ * forwarded at once under onWindowUpdate), then every key's windows that closed are closed too. Final results
+ * (onWindowClose) leave in Kafka's window-store order, by key then window, because the downstream node's stream
+ * time depends on that order.
+ *
+ * @param finish turns an aggregation buffer into the value forwarded; it must not share the (mutable) buffer
+ */
+final class WindowedAggregateNode[K, V, B](
+    val definition: WindowDefinition,
+    val mode: EmitMode,
+    val aggregation: Aggregation[V, B],
+    finish: B => AnyRef)(implicit keys: KeyOps[K])
+    extends ChainNode[K] {
+
+  /** The keys' aggregators, in key order (Kafka's fetch order); keys without windows leave. */
+  val aggregators = new java.util.TreeMap[K, WindowedAggregator[V, B]](keys)
+  val metrics = new WindowAggregationMetrics
+  private[this] var time = Long.MinValue
+  // Lower bound on every key's next wake-up, so that most records need no sweep over all keys.
+  private[this] var earliestDue = Long.MaxValue
+
+  private[this] val dropsNullValues = definition.isInstanceOf[SlidingWindowDefinition]
+
+  def streamTime: Long = time
+
+  /** Restores the node's clock (state read back). */
+  def restore(streamTime: Long): Unit = { time = streamTime; earliestDue = Long.MinValue }
+
+  /** Restores one key's windows (state read back). */
+  def restoreKey(key: K, windows: KeyWindows[B]): Unit = {
+    aggregators.put(key, WindowedAggregator(definition, mode, aggregation, windows))
+    earliestDue = Long.MinValue
+  }
+
+  def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
+    if (record.key == null || (dropsNullValues && record.value == null)) { metrics.dropped += 1; return }
+    if (record.timestamp > time) time = record.timestamp
+    var a = aggregators.get(record.key)
+    if (a == null) {
+      a = WindowedAggregator(definition, mode, aggregation, WindowedAggregator.emptyWindows[B](definition))
+      aggregators.put(record.key, a)
+    }
+    // Final results of this key wait for the key-ordered sweep below, as Kafka emits them only after the record.
+    val held = new Held(record.key)
+    val dropped = a.metrics.dropped
+    val emitted = a.metrics.emittedFinal
+    a.closeDue(time, held)
+    a.add(record.value.asInstanceOf[V], record.timestamp, time, new Forward(record.key, out))
+    metrics.dropped += a.metrics.dropped - dropped
+    metrics.emittedFinal += a.metrics.emittedFinal - emitted
+    if (a.nextWakeUp < earliestDue) earliestDue = a.nextWakeUp
+    sweep(out, held)
+    if (a.windows.isEmpty) aggregators.remove(record.key)
+  }
+
+  def advance(to: Long, out: ChainOutput[K]): Unit =
+    if (to > time) {
+      time = to
+      sweep(out, null)
+    }
+
+  def nextDueStreamTime: Long = {
+    if (earliestDue == Long.MinValue) recomputeEarliest()
+    earliestDue
+  }
+
+  private def recomputeEarliest(): Unit = {
+    var m = Long.MaxValue
+    val it = aggregators.values().iterator()
+    while (it.hasNext) { val w = it.next().nextWakeUp; if (w < m) m = w }
+    earliestDue = m
+  }
+
+  /** Closes every key's due windows, in key order; `held` carries the current key's results already closed. */
+  private def sweep(out: ChainOutput[K], held: Held): Unit = {
+    if (held != null && held.records.nonEmpty) earliestDue = Long.MinValue
+    if (earliestDue != Long.MinValue && earliestDue > time) return
+    var m = Long.MaxValue
+    val it = aggregators.entrySet().iterator()
+    while (it.hasNext) {
+      val e = it.next()
+      val forward = new Forward(e.getKey, out)
+      if (held != null && keys.same(e.getKey, held.key)) held.records.foreach(r => out.forward(r))
+      val a = e.getValue
+      if (a.nextWakeUp <= time) {
+        val before = a.metrics.emittedFinal
+        a.closeDue(time, forward)
+        metrics.emittedFinal += a.metrics.emittedFinal - before
+      }
+      if (a.windows.isEmpty) it.remove()
+      else if (a.nextWakeUp < m) m = a.nextWakeUp
+    }
+    earliestDue = m
+  }
+
+  private def bounds(start: Long, end: Long): WindowBounds = WindowBounds(start, end)
+
+  private final class Forward(key: K, out: ChainOutput[K]) extends WindowSink[B] {
+    def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      out.forward(ChainRecord(key, bounds(start, end), finish(buffer), timestamp))
+    def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      out.forward(ChainRecord(key, bounds(start, end), null, timestamp))
+  }
+
+  private final class Held(val key: K) extends WindowSink[B] {
+    val records = new ArrayBuffer[ChainRecord[K]](0)
+    def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      records += ChainRecord(key, bounds(start, end), finish(buffer), timestamp)
+    def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      records += ChainRecord(key, bounds(start, end), null, timestamp)
+  }
+}
