@@ -54,13 +54,15 @@ class ChainVectorsSuite extends AnyFunSuite {
         case other => fail(s"unknown aggregation type $other")
       }
     val w = step.get("window")
-    if (w == null || w.isNull) new KeyAggregateNode[String, String, Any](aggregation, finish)
+    val valueOf = (r: ChainRecord[String]) => r.value.asInstanceOf[String]
+    if (w == null || w.isNull) new KeyAggregateNode[String, String, Any](aggregation, valueOf, (_, _, b) => finish(b))
     else {
       val mode = step.get("emitStrategy").asText() match {
         case "onWindowClose" => EmitMode.OnWindowClose
         case "onWindowUpdate" => EmitMode.OnWindowUpdate
       }
-      new WindowedAggregateNode[String, String, Any](definition(w), mode, aggregation, finish)
+      new WindowedAggregateNode[String, String, Any](definition(w), mode, aggregation, valueOf,
+        (_, _, _, b, retraction) => if (retraction) null else finish(b))
     }
   }
 
@@ -115,7 +117,7 @@ class ChainVectorsSuite extends AnyFunSuite {
   }
 
   private def render(seq: Int, r: ChainRecord[String]): Out =
-    Out(seq, r.key, Option(r.window).map(w => (w.start, w.end)), Option(r.value).map(_.toString).orNull, r.timestamp)
+    Out(seq, r.key, Option(r.window).map(w => (w.start, w.end)), if (r.isTombstone) null else r.value.toString, r.timestamp)
 
   private final case class Run(outs: Seq[Out], stages: Map[Int, Seq[Out]])
 

@@ -29,10 +29,10 @@ final class JoinNode[K](
   def restore(streamTime: Long): Unit = time = streamTime
 
   def table(record: ChainRecord[K], out: ChainOutput[K]): Unit =
-    sequencer.table(record.key, record.key == null, record.timestamp, record.value, new Sink(out))
+    sequencer.table(record.key, record.key == null, record.timestamp, if (record.isTombstone) null else record.value, new Sink(out))
 
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit =
-    sequencer.stream(record.key, record.key == null, record.value == null, record.timestamp, record.value, sizeOf(record),
+    sequencer.stream(record.key, record.key == null, record.isTombstone, record.timestamp, record.value, sizeOf(record),
       new Sink(out))
 
   /** Kafka's join releases buffered records only when a stream record moves the buffer's time; so does this. */

@@ -16,7 +16,8 @@ final class SuppressNode[K](
     sizeOf: ChainRecord[K] => Long)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
-  val suppressor = new Suppressor[WindowedKey[K], AnyRef](spec, _ == null)
+  // The buffered value is the record itself, so that a released tombstone keeps what the engine renders.
+  val suppressor = new Suppressor[WindowedKey[K], ChainRecord[K]](spec, _.isTombstone)
   private[this] var time = Long.MinValue
   var droppedNullKeys: Long = 0L
 
@@ -33,7 +34,7 @@ final class SuppressNode[K](
       else if (record.window == null) {
         throw new IllegalStateException(s"${spec.name}: untilWindowCloses needs windowed records; its input is not windowed")
       } else record.window.end
-    suppressor.put(WindowedKey(record.key, record.window), record.value, record.timestamp, bufferTime, sizeOf(record), time,
+    suppressor.put(WindowedKey(record.key, record.window), record, record.timestamp, bufferTime, sizeOf(record), time,
       new Release(out))
   }
 
@@ -45,8 +46,7 @@ final class SuppressNode[K](
 
   def nextDueStreamTime: Long = suppressor.nextDueStreamTime
 
-  private final class Release(out: ChainOutput[K]) extends SuppressionEmitter[WindowedKey[K], AnyRef] {
-    def emit(r: BufferedRecord[WindowedKey[K], AnyRef]): Unit =
-      out.forward(ChainRecord(r.key.key, r.key.window, r.value, r.timestamp))
+  private final class Release(out: ChainOutput[K]) extends SuppressionEmitter[WindowedKey[K], ChainRecord[K]] {
+    def emit(r: BufferedRecord[WindowedKey[K], ChainRecord[K]]): Unit = out.forward(r.value)
   }
 }

@@ -14,13 +14,16 @@ import io.github.sparksuppress.core._
  * (onWindowClose) leave in Kafka's window-store order, by key then window, because the downstream node's stream
  * time depends on that order.
  *
- * @param finish turns an aggregation buffer into the value forwarded; it must not share the (mutable) buffer
+ * @param valueOf what the aggregation reads from a record
+ * @param render  the value forwarded for (key, window, timestamp, buffer, retraction); it must not share the
+ *                (mutable) buffer. Retractions are forwarded as tombstones carrying the rendered value.
  */
 final class WindowedAggregateNode[K, V, B](
     val definition: WindowDefinition,
     val mode: EmitMode,
     val aggregation: Aggregation[V, B],
-    finish: B => AnyRef)(implicit keys: KeyOps[K])
+    valueOf: ChainRecord[K] => V,
+    render: (K, WindowBounds, Long, B, Boolean) => AnyRef)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   /** The keys' aggregators, in key order (Kafka's fetch order); keys without windows leave. */
@@ -44,7 +47,7 @@ final class WindowedAggregateNode[K, V, B](
   }
 
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
-    if (record.key == null || (dropsNullValues && record.value == null)) { metrics.dropped += 1; return }
+    if (record.key == null || (dropsNullValues && record.isTombstone)) { metrics.dropped += 1; return }
     if (record.timestamp > time) time = record.timestamp
     var a = aggregators.get(record.key)
     if (a == null) {
@@ -56,7 +59,7 @@ final class WindowedAggregateNode[K, V, B](
     val dropped = a.metrics.dropped
     val emitted = a.metrics.emittedFinal
     a.closeDue(time, held)
-    a.add(record.value.asInstanceOf[V], record.timestamp, time, new Forward(record.key, out))
+    a.add(valueOf(record), record.timestamp, time, new Forward(record.key, out))
     metrics.dropped += a.metrics.dropped - dropped
     metrics.emittedFinal += a.metrics.emittedFinal - emitted
     if (a.nextWakeUp < earliestDue) earliestDue = a.nextWakeUp
@@ -106,18 +109,23 @@ final class WindowedAggregateNode[K, V, B](
 
   private def bounds(start: Long, end: Long): WindowBounds = WindowBounds(start, end)
 
+  private def record(key: K, start: Long, end: Long, timestamp: Long, buffer: B, retraction: Boolean): ChainRecord[K] = {
+    val w = bounds(start, end)
+    ChainRecord(key, w, render(key, w, timestamp, buffer, retraction), timestamp, tombstone = retraction)
+  }
+
   private final class Forward(key: K, out: ChainOutput[K]) extends WindowSink[B] {
     def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
-      out.forward(ChainRecord(key, bounds(start, end), finish(buffer), timestamp))
+      out.forward(record(key, start, end, timestamp, buffer, retraction = false))
     def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
-      out.forward(ChainRecord(key, bounds(start, end), null, timestamp))
+      out.forward(record(key, start, end, timestamp, buffer, retraction = true))
   }
 
   private final class Held(val key: K) extends WindowSink[B] {
     val records = new ArrayBuffer[ChainRecord[K]](0)
     def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
-      records += ChainRecord(key, bounds(start, end), finish(buffer), timestamp)
+      records += record(key, start, end, timestamp, buffer, retraction = false)
     def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
-      records += ChainRecord(key, bounds(start, end), null, timestamp)
+      records += record(key, start, end, timestamp, buffer, retraction = true)
   }
 }
