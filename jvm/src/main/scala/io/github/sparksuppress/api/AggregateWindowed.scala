@@ -3,6 +3,7 @@ package io.github.sparksuppress.api
 import org.apache.spark.sql.{Column, DataFrame}
 
 import io.github.sparksuppress.spark.WindowAggregatePlan
+import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
  * Kafka's windowed aggregation with grace periods and emit strategies, as a function on DataFrames:
@@ -34,7 +35,9 @@ final case class AggregateWindowed(
 
   def withName(name: String): AggregateWindowed = copy(name = Some(Suppressed.checkName(name)))
 
-  override def apply(df: DataFrame): DataFrame = WindowAggregatePlan.build(df, this)
+  /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
+  override def apply(df: DataFrame): DataFrame =
+    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(this))(WindowAggregatePlan.build(_, this))
 }
 
 object AggregateWindowed {

@@ -5,6 +5,7 @@ import java.time.Duration
 import org.apache.spark.sql.DataFrame
 
 import io.github.sparksuppress.spark.SuppressPlan
+import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
  * The suppress operator as a function on DataFrames: `df.transform(Suppress(Seq("user"), "ts", suppressed))`.
@@ -32,7 +33,8 @@ final case class Suppress(
   def withGrace(grace: Duration): Suppress = copy(grace = Option(grace))
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
 
-  override def apply(df: DataFrame): DataFrame = SuppressPlan.build(df, this)
+  /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
+  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(this))(SuppressPlan.build(_, this))
 }
 
 object Suppress {

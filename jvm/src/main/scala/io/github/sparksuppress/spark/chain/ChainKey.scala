@@ -1,0 +1,21 @@
+package io.github.sparksuppress.spark.chain
+
+import org.apache.spark.sql.Row
+
+import io.github.sparksuppress.core.KeyOps
+
+/**
+ * A chain's key: its encoded bytes (equality, hashing and Kafka's order, see [[io.github.sparksuppress.spark.KeyEncoding]])
+ * and the key columns' values, which every node's output rows repeat.
+ */
+final class ChainKey(val bytes: Array[Byte], val values: Row) {
+  override def toString: String = values.toString
+}
+
+object ChainKey {
+  implicit val keyOps: KeyOps[ChainKey] = new KeyOps[ChainKey] {
+    def hash(k: ChainKey): Int = java.util.Arrays.hashCode(k.bytes)
+    def same(a: ChainKey, b: ChainKey): Boolean = java.util.Arrays.equals(a.bytes, b.bytes)
+    def compare(a: ChainKey, b: ChainKey): Int = java.util.Arrays.compareUnsigned(a.bytes, b.bytes)
+  }
+}

@@ -1,0 +1,310 @@
+package io.github.sparksuppress.spark.chain
+
+import java.util.concurrent.atomic.AtomicInteger
+
+import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
+import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.Project
+import org.apache.spark.sql.functions.{col, struct, udf}
+import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.api._
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark._
+
+/**
+ * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver
+ * against the schema the step before it produces, then groups the first step's input by shard and calls
+ * `flatMapGroupsWithState` with a [[ChainFunction]]. See docs/chains.md for why the chain is fused.
+ */
+object ChainPlan {
+  private val unnamed = new AtomicInteger()
+
+  private val RowColumn = "__spark_suppress_row"
+  private val KeyColumn = "__spark_suppress_key"
+  private val SeqColumn = "__spark_suppress_seq"
+  private val GroupColumn = "__spark_suppress_group"
+
+  /**
+   * Applies `step` to `df`: when `df` is the output of a chain of this library's operators, the chain is rebuilt
+   * from its input with `step` appended; otherwise `standalone` builds the operator on its own. Either way the
+   * result is remembered, so that the next operator can extend it.
+   */
+  def apply(df: DataFrame, step: ChainStep)(standalone: DataFrame => DataFrame): DataFrame =
+    ChainRegistry.lookup(df) match {
+      case Some(d) => build(d.copy(steps = d.steps :+ step))
+      case None => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
+    }
+
+  /** What the steps of a chain resolve to: node specs and the schema each produces. */
+  private final class Resolution(var schema: StructType, var windowed: Option[WindowDefinition])
+
+  def build(d: ChainDescription): DataFrame = {
+    RuntimeCompatibility.check()
+    val names = d.steps.map(s => s"${s.kind} '${stepName(s)}'")
+    val operator = if (names.length == 1) names.head else s"chain ${names.mkString(" -> ")}"
+    val df = d.input
+    InputColumns.requireStreaming(df, "the input", operator)
+    InputColumns.requireNoUpstreamStatefulOperator(df, operator)
+
+    val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
+    schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+    val (keyNames, tsName) = keyAndTimestamp(d.steps.head)
+    if (keyNames == null || keyNames.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
+    InputColumns.distinct(keyNames, "key", operator)
+    val keyIdx = keyNames.map(k => InputColumns.index(schema, k, "key", operator)).toArray
+    keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
+    val tsIdx = InputColumns.index(schema, tsName, "timestamp", operator)
+    InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
+    if (schema.fields(tsIdx).dataType != TimestampType) {
+      throw new IllegalArgumentException(
+        s"$operator: a chain's event-time column must be TIMESTAMP; '${schema.fields(tsIdx).name}' is " +
+          s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp.")
+    }
+    if (keyIdx.contains(tsIdx)) {
+      throw new IllegalArgumentException(s"$operator: key column '${schema.fields(tsIdx).name}' is also the event-time column.")
+    }
+    InputColumns.requireWatermark(df, "the input", tsName, operator)
+    val keySchema = StructType(keyIdx.map(schema.fields))
+
+    // The first step's input extras: a changelog's tombstone column, a windowed input's window.
+    val (tombstone, window) = d.steps.head match {
+      case ChainStep.SuppressStep(s) =>
+        val t = s.tombstone.map { c =>
+          val i = InputColumns.index(schema, c, "tombstone", operator)
+          InputColumns.requireBoolean(schema, i, "tombstone", operator)
+          i
+        }
+        (t, s.window.map(resolveWindow(schema, _, operator)))
+      case _ => (None, None)
+    }
+
+    val r = new Resolution(schema, None)
+    val nodes = d.steps.zipWithIndex.map { case (step, i) =>
+      val op = names(i)
+      checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
+      step match {
+        case ChainStep.SuppressStep(s) => suppress(df, s, i, r, keyNames, window.isDefined, op)
+        case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
+        case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
+      }
+    }.toIndexedSeq
+
+    val params = ChainParams(operator, schema, keyIdx, tsIdx, tombstone, window, nodes, new ChainKeyCodec(keySchema))
+    val bypassed = WatermarkBypass(df)
+    val userColumns = schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n)))
+    val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), keyIdx.length, false), BinaryType)
+      .apply(struct(keyNames.map(n => col(WatermarkBypass.quote(schema.fields(InputColumns.index(schema, n, "key", operator)).name))): _*))
+    val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
+    val internal = bypassed.select(
+      struct(userColumns: _*).as(RowColumn), keyBytes.as(KeyColumn), ArrivalSequence.column.as(SeqColumn),
+      col(WatermarkBypass.AnchorColumn))
+      .withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
+    val outputSchema = r.schema
+    val out = internal
+      .groupBy(col(GroupColumn))
+      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(internal.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout())(new ChainFunction(params))(
+        Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
+    ChainRegistry.register(out, d)
+  }
+
+  private def stepName(s: ChainStep): String = {
+    val explicit = s match {
+      case ChainStep.SuppressStep(x) => if (x.suppressed == null) None else x.suppressed.name
+      case ChainStep.WindowedAggregateStep(x) => x.name
+      case ChainStep.KeyAggregateStep(x) => x.name
+    }
+    explicit.getOrElse(s"${s.kind}-${unnamed.incrementAndGet()}")
+  }
+
+  private def keyAndTimestamp(s: ChainStep): (Seq[String], String) = s match {
+    case ChainStep.SuppressStep(x) => (x.key, x.timestamp)
+    case ChainStep.WindowedAggregateStep(x) => (x.key, x.timestamp)
+    case ChainStep.KeyAggregateStep(x) => (x.key, x.timestamp)
+  }
+
+  /** Every step works on the chain's key (Kafka: no re-keying inside a sub-topology) and names its event time. */
+  private def checkKeyAndTimestamp(step: ChainStep, schema: StructType, chainKey: Seq[String], i: Int, op: String): Unit = {
+    val (key, ts) = keyAndTimestamp(step)
+    if (key == null || key.map(_.toLowerCase) != chainKey.map(_.toLowerCase)) {
+      throw new IllegalArgumentException(
+        s"$op: key is ${Option(key).map(_.mkString("[", ", ", "]")).orNull}, but the operators it follows use " +
+          s"${chainKey.mkString("[", ", ", "]")}. Operators chained in one query keep one key (Kafka re-keys only " +
+          "through a repartition topic): pass the same key columns, or write the result to a sink and re-key it in a second query.")
+    }
+    InputColumns.index(schema, ts, "timestamp", op)
+  }
+
+  private def suppress(df: DataFrame, s: Suppress, i: Int, r: Resolution, chainKey: Seq[String], windowedInput: Boolean,
+      op: String): NodeSpec = {
+    if (s.suppressed == null) throw new IllegalArgumentException(s"$op: suppressed must not be null.")
+    if (i > 0 && s.tombstone.isDefined) {
+      throw new IllegalArgumentException(
+        s"$op: tombstone applies to a chain's first operator only; below it deletions travel with the records " +
+          "(e.g. a session aggregation's retractions). Drop the tombstone argument.")
+    }
+    val bc = s.suppressed.bufferConfig
+    val (limit, rule, untilWindowCloses) = s.suppressed match {
+      case t: Suppressed.TimeLimit =>
+        if (t.clock != SuppressionClock.EventTime) {
+          throw new IllegalArgumentException(
+            s"$op: a wall-clock (processing-time) time limit cannot run inside a chain, whose nodes keep Kafka's " +
+              "event time. Use the event-time clock, or apply this suppress in a query of its own.")
+        }
+        if (s.grace.isDefined) {
+          throw new IllegalArgumentException(
+            s"$op: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
+              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
+        }
+        (t.timeLimitMs, t.bufferTimeRule, false)
+      case _: Suppressed.WindowCloses =>
+        val limit = r.windowed match {
+          case Some(w) =>
+            // Kafka takes the close time from the windowed aggregation: end + grace (sessions: end + gap + grace).
+            val kafka = w match {
+              case sw: SessionWindowDefinition => sw.gapMs + sw.graceMs
+              case other => other.graceMs
+            }
+            s.grace.map(g => Durations.millis("grace", g)).foreach { g =>
+              if (g != w.graceMs) {
+                throw new IllegalArgumentException(
+                  s"$op: grace is ${g} ms, but the windowed aggregation it follows has grace ${w.graceMs} ms; after an " +
+                    "aggregate_windowed in one query untilWindowCloses takes the close time from it. Drop grace, or pass the aggregation's.")
+              }
+            }
+            kafka
+          case None if i == 0 && windowedInput =>
+            Durations.millis("grace", s.grace.getOrElse(throw new IllegalArgumentException(
+              s"$op: untilWindowCloses needs grace: how long after a window's end late updates may still arrive.")))
+          case None =>
+            throw new IllegalArgumentException(
+              s"$op: untilWindowCloses needs windowed input: Window close time is only defined for windowed " +
+                "computations. Put it after aggregate_windowed, or use untilTimeLimit after a non-windowed aggregate.")
+        }
+        (limit, BufferTimeRule.First, true)
+    }
+    if (bc.spillsToDisk) {
+      val provider = df.sparkSession.conf.get("spark.sql.streaming.stateStore.providerClass", "")
+      if (!provider.contains("RocksDB")) {
+        throw new IllegalArgumentException(
+          s"$op: spillToDisk() keeps the buffer in the RocksDB state store, but spark.sql.streaming.stateStore.providerClass " +
+            s"is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)" else provider}'. Set it to ${SuppressPlan.RocksDBProvider}.")
+      }
+    }
+    val spec = SuppressionSpec(
+      name = op,
+      timeLimitMs = limit,
+      maxRecords = if (bc.spillsToDisk) Long.MaxValue else bc.maxRecords,
+      maxBytes = if (bc.spillsToDisk) Long.MaxValue else bc.maxBytes,
+      whenFull = bc.bufferFullStrategy,
+      dropTombstones = untilWindowCloses,
+      bufferTimeRule = rule)
+    val schema = r.schema
+    val keyIdx = chainKey.map(k => InputColumns.index(schema, k, "key", op)).toArray
+    val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", op)
+    val excluded = Set(WindowAggregatePlan.WindowColumn, WindowAggregatePlan.RetractionColumn) ++ s.tombstone ++
+      s.window.toSeq.flatMap {
+        case WindowColumns.Struct(c) => Seq(c)
+        case WindowColumns.StartEnd(a, b) => Seq(a, b)
+      }
+    val valueIdx = schema.indices.filterNot(j => keyIdx.contains(j) || j == tsIdx ||
+      excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))).toArray
+    SuppressNodeSpec(op, spec, untilWindowCloses, schema, keyIdx, valueIdx, bc.sizeModel)
+  }
+
+  private def aggregateInputs(df: DataFrame, aggregations: Seq[Column], schema: StructType, op: String): AggregateInputs = {
+    // The step's input exists only on the executors: resolve the aggregates against an empty frame of its schema.
+    val shape = df.sparkSession.createDataFrame(java.util.Collections.emptyList[Row](), schema)
+    val resolved = WindowAggregateResolver.resolve(shape, aggregations, op)
+    if (resolved.aggregates.exists(_.isInstanceOf[TypedWindowAggregate])) {
+      throw new IllegalArgumentException(s"$op: typed Aggregators (functions.udaf) are not supported inside a chain yet; " +
+        s"use ${WindowAggregateResolver.Supported.replace(", or a typed Aggregator passed as functions.udaf(aggregator)(columns...)", "")}.")
+    }
+    val attributes = shape.queryExecution.analyzed.output
+    // The inputs as analysed expressions over the frame's columns, bound to the row positions the executors see.
+    val analyzed = shape.select(resolved.inputColumns: _*).queryExecution.analyzed match {
+      case Project(list, _) => list
+      case other => throw new IllegalStateException(s"$op: unexpected plan for the aggregate inputs: ${other.nodeName}")
+    }
+    val bound: Array[Expression] = analyzed.map { e =>
+      val unaliased = e match {
+        case Alias(child, _) => child
+        case other => other
+      }
+      BindReferences.bindReference(unaliased: Expression, attributes)
+    }.toArray
+    new AggregateInputs(resolved.aggregates, bound, resolved.inputSchema, schema)
+  }
+
+  private def windowedAggregate(df: DataFrame, a: AggregateWindowed, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
+    if (a.windows == null) {
+      throw new IllegalArgumentException(
+        s"$op: windows must be TimeWindows, SlidingWindows or SessionWindows, e.g. " +
+          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).")
+    }
+    if (a.emit == null) throw new IllegalArgumentException(s"$op: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
+    if (r.windowed.isDefined) {
+      throw new IllegalArgumentException(
+        s"$op: its input is already windowed (by the aggregate_windowed before it); windowing windowed results again " +
+          "is not supported in a chain. Aggregate the raw records instead.")
+    }
+    val inputs = aggregateInputs(df, a.aggregations, r.schema, op)
+    val definition = a.windows.definition
+    val retractions = a.emit.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
+    val tsField = r.schema.fields(InputColumns.index(r.schema, a.timestamp, "timestamp", op))
+    r.schema = outputSchema(keySchema,
+      Seq(StructField(WindowAggregatePlan.WindowColumn,
+        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))), nullable = true)) ++
+        inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
+        Seq(StructField(tsField.name, TimestampType, nullable = true)) ++
+        (if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil), op)
+    r.windowed = Some(definition)
+    WindowedAggregateNodeSpec(op, definition, a.emit.mode, inputs, retractions)
+  }
+
+  private def keyAggregate(df: DataFrame, a: Aggregate, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
+    if (r.windowed.isDefined) {
+      throw new IllegalArgumentException(
+        s"$op: its input is windowed (by the aggregate_windowed before it); a non-windowed aggregate would fold " +
+          "different windows together. Aggregate the raw records instead, or suppress the windowed results.")
+    }
+    val inputs = aggregateInputs(df, a.aggregations, r.schema, op)
+    val tsField = r.schema.fields(InputColumns.index(r.schema, a.timestamp, "timestamp", op))
+    r.schema = outputSchema(keySchema,
+      inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)).toSeq ++
+        Seq(StructField(tsField.name, TimestampType, nullable = true)), op)
+    KeyAggregateNodeSpec(op, inputs)
+  }
+
+  private def outputSchema(keySchema: StructType, rest: Seq[StructField], op: String): StructType = {
+    val s = StructType(keySchema.fields.map(_.copy(nullable = true)).toSeq ++ rest)
+    s.fieldNames.groupBy(_.toLowerCase).collectFirst { case (_, ns) if ns.length > 1 => ns.head }.foreach { c =>
+      throw new IllegalArgumentException(
+        s"$op: the output would have two columns named '$c' (its columns are the keys, the window, the aggregates " +
+          "and the event-time column). Give the aggregate another alias.")
+    }
+    s
+  }
+
+  private def resolveWindow(schema: StructType, w: WindowColumns, operator: String): WindowBounds = w match {
+    case WindowColumns.Struct(c) =>
+      val i = InputColumns.index(schema, c, "window", operator)
+      schema.fields(i).dataType match {
+        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
+            InputColumns.isTimestamp(st.fields(1).dataType) => WindowBounds.InStruct(i, c)
+        case other =>
+          throw new IllegalArgumentException(
+            s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, but it is ${other.simpleString}.")
+      }
+    case WindowColumns.StartEnd(a, b) =>
+      val i = InputColumns.index(schema, a, "window start", operator)
+      val j = InputColumns.index(schema, b, "window end", operator)
+      InputColumns.requireTimestamp(schema, i, "window start", operator)
+      InputColumns.requireTimestamp(schema, j, "window end", operator)
+      WindowBounds.Columns(i, j, s"$a, $b")
+  }
+}

@@ -1,0 +1,55 @@
+package io.github.sparksuppress.spark.chain
+
+import org.apache.spark.sql.Row
+
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.core.chain.{ChainNode, KeyAggregateNode}
+import io.github.sparksuppress.spark.{AggregateBuffer, InputRecord}
+
+/**
+ * A non-windowed aggregation (Kafka's KTable aggregation) in a chain. It forwards rows of the key columns, the
+ * aggregates and the timestamp: one per input record with a key and a value.
+ */
+final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs) extends NodeSpec {
+
+  def newNode(): ChainNode[ChainKey] =
+    new KeyAggregateNode[ChainKey, InputRecord, AggregateBuffer](inputs.buffers, inputs.valueOf, render)
+
+  private def render(key: ChainKey, ts: Long, buffer: AggregateBuffer): AnyRef = {
+    val keys = key.values.length
+    val values = new Array[Any](keys + 1 + buffer.parts.length)
+    var i = 0
+    while (i < keys) { values(i) = key.values.get(i); i += 1 }
+    var a = 0
+    while (a < buffer.parts.length) { values(keys + a) = buffer.parts(a).result(); a += 1 }
+    values(keys + a) = new java.sql.Timestamp(ts)
+    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+  }
+
+  private def node(n: ChainNode[ChainKey]) = n.asInstanceOf[KeyAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
+
+  def write(n: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = {
+    val a = node(n)
+    out.writeZigZag(a.streamTime)
+    out.writeVarLong(a.entries.size().toLong)
+    a.entries.forEach { (k, e) =>
+      keys.write(out, k)
+      out.writeZigZag(e.timestamp)
+      inputs.buffers.stateCodec.write(out, e.buffer)
+    }
+  }
+
+  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = {
+    val a = node(n)
+    a.restore(in.readZigZag())
+    var i = in.readVarLong()
+    while (i > 0) {
+      val k = keys.read(in)
+      val ts = in.readZigZag()
+      a.restoreKey(k, inputs.buffers.stateCodec.read(in), ts)
+      i -= 1
+    }
+  }
+
+  def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).entries.isEmpty
+}
