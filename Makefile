@@ -10,7 +10,8 @@ JAR := target/scala-2.13/spark-suppress_2.13-$(VERSION).jar
 BUNDLED_JAR := python/spark_suppress/jars/spark-suppress_2.13-$(VERSION).jar
 SCALA_SOURCES := $(shell find jvm/src/main -type f 2>/dev/null) build.sbt VERSION
 CONFORMANCE_DIR ?= ../shared/conformance/vectors
-export CONFORMANCE_DIR
+CHAINS_DIR ?= ../shared/conformance/chains
+export CONFORMANCE_DIR CHAINS_DIR
 
 .PHONY: venv jar test test-jvm test-python conformance demo wheel publish-local bench reliability clean
 

@@ -17,7 +17,7 @@ from .errors import (
 from .join import join_versioned
 from .operators import metrics, suppress
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
-from .windowed import aggregate_windowed, string_fold
+from .windowed import aggregate, aggregate_windowed, string_fold
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     # operators
     "suppress",
     "aggregate_windowed",
+    "aggregate",
     "join_versioned",
     "metrics",
     # configuration

@@ -67,6 +67,50 @@ def aggregate_windowed(
     return DataFrame(jfacade.aggregateWindowed(df._jdf, json.dumps(spec), jcolumns), df.sparkSession)
 
 
+def aggregate(
+    df: "DataFrame",
+    key: Columns,
+    timestamp: str,
+    aggregations: Sequence["Column"],
+    name: Optional[str] = None,
+) -> "DataFrame":
+    """Aggregate a watermarked stream per key, without windows: Kafka's ``groupByKey().count()/reduce()/aggregate()``.
+
+    Every input row with a key updates its key's aggregate and emits it at once (the table's changelog: one update
+    row per input row) with the key column(s), one column per aggregate and the update's timestamp (named like
+    ``timestamp``: the larger of the row's and the aggregate's previous timestamp). Follow it with
+    :func:`spark_suppress.suppress` and ``Suppressed.until_time_limit`` to rate-limit the updates; both run in the
+    same streaming query.
+    """
+    _check_aggregations(df, aggregations, name)
+    spec = {"key": column_list(key, "key"), "timestamp": column_name(timestamp, "timestamp"), "name": name}
+    from pyspark.sql import DataFrame
+
+    return DataFrame(dataframe_facade(df).aggregate(df._jdf, json.dumps(spec), _java_columns(df, aggregations)), df.sparkSession)
+
+
+def _check_aggregations(df: "DataFrame", aggregations, name) -> None:
+    from pyspark.sql import Column
+
+    require_classic(df)
+    if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
+        raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
+    if not aggregations:
+        raise ValueError("aggregations must list at least one aggregate column, e.g. [F.count('*').alias('n')]")
+    for a in aggregations:
+        if not isinstance(a, Column):
+            raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ValueError(f"name must be a non-empty string, got {name!r}")
+
+
+def _java_columns(df: "DataFrame", aggregations):
+    jcolumns = df.sparkSession.sparkContext._jvm.java.util.ArrayList()
+    for a in aggregations:
+        jcolumns.add(a._jc)
+    return jcolumns
+
+
 def string_fold(column: Union[str, "Column"], initial: str = "", separator: str = "+") -> "Column":
     """Kafka's test aggregation as an aggregate column: ``initial``, then ``separator + value`` per record in arrival
     order (sessions merge as ``left + separator + right``). A typed aggregator applied record by record: its

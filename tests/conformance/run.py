@@ -1,7 +1,7 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
 Usage: python tests/conformance/run.py [--only SUBSTRING]   (vectors from $CONFORMANCE_DIR, default
-../shared/conformance/vectors). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+../shared/conformance/vectors, and chain vectors from $CHAINS_DIR, default ../shared/conformance/chains). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
 """
 
 from __future__ import annotations
@@ -15,7 +15,17 @@ from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from tests.conformance import chain_cases  # noqa: E402
 from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  # noqa: E402
+
+
+def chains_dir() -> Optional[str]:
+    """The chain vectors' folder: $CHAINS_DIR, else ../shared/conformance/chains when it exists."""
+    explicit = os.environ.get("CHAINS_DIR")
+    if explicit:
+        return explicit
+    default = os.path.normpath(os.path.join(os.path.dirname(vector_dir()), "chains"))
+    return default if os.path.isdir(default) else None
 
 
 def session():
@@ -73,6 +83,11 @@ def main(argv=None) -> int:
     directory = vector_dir()
     vectors = load_vectors(directory)
     print(f"conformance vectors from {directory}: {len(vectors)}")
+    chains = chains_dir()
+    if chains is not None:
+        chain_vectors = load_vectors(chains)
+        print(f"chain vectors from {chains}: {len(chain_vectors)}")
+        vectors += chain_vectors
     spark = session()
     table = handlers()
     passed = failed = skipped = 0
@@ -81,7 +96,7 @@ def main(argv=None) -> int:
         if args.only and args.only not in vid:
             continue
         started = time.time()
-        module = table.get(v.get("feature"))
+        module = chain_cases if chain_cases.handles(v) else table.get(v.get("feature"))
         try:
             if module is None:
                 raise Mismatch(f"no runner for feature {v.get('feature')!r} (from {family})")

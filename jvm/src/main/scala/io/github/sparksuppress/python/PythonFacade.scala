@@ -130,6 +130,19 @@ object PythonFacade {
     optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
   }
 
+  /**
+   * Builds a non-windowed aggregation (Kafka's KTable aggregation). `specJson` holds: key (list), timestamp and
+   * name (or null); `aggregations` are the aggregate columns.
+   */
+  def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = {
+    val spec = mapper.readTree(specJson)
+    val op = Aggregate(
+      key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
+      timestamp = spec.get("timestamp").asText(),
+      aggregations = aggregations.asScala.toSeq)
+    optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
+  }
+
   private def windows(w: JsonNode): Windows = {
     def ms(field: String) = Duration.ofMillis(w.get(field).asLong())
     w.get("type").asText() match {

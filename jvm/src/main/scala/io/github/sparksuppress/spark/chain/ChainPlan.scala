@@ -220,10 +220,6 @@ object ChainPlan {
     // The step's input exists only on the executors: resolve the aggregates against an empty frame of its schema.
     val shape = df.sparkSession.createDataFrame(java.util.Collections.emptyList[Row](), schema)
     val resolved = WindowAggregateResolver.resolve(shape, aggregations, op)
-    if (resolved.aggregates.exists(_.isInstanceOf[TypedWindowAggregate])) {
-      throw new IllegalArgumentException(s"$op: typed Aggregators (functions.udaf) are not supported inside a chain yet; " +
-        s"use ${WindowAggregateResolver.Supported.replace(", or a typed Aggregator passed as functions.udaf(aggregator)(columns...)", "")}.")
-    }
     val attributes = shape.queryExecution.analyzed.output
     // The inputs as analysed expressions over the frame's columns, bound to the row positions the executors see.
     val analyzed = shape.select(resolved.inputColumns: _*).queryExecution.analyzed match {

@@ -1,0 +1,145 @@
+"""Chains of operators (``feature: chain``, and suppress vectors whose config describes a pipeline over raw records)
+through the real Spark operators as ONE streaming query, one record per micro-batch.
+
+Each step of ``config.chain`` is built from its fields with the public Python API and applied to the previous
+step's output, so the library fuses the chain into one stateful step. Vectors run at their own timestamps: window
+starts are clamped at 0, so shifting time would change which windows exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any, Dict, List, Optional
+
+from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType, StringType, StructField, StructType, TimestampType
+
+import spark_suppress as ss
+from spark_suppress.testing import TestDriver
+
+from .common import Mismatch, compare_step, ts
+from .emit_cases import _kafka_end, _windows
+from .suppress_cases import RESTART_AFTER_SEQ, _suppressed
+
+SCHEMA = StructType([
+    StructField("key", StringType()),
+    StructField("ts", TimestampType()),
+    StructField("value", StringType()),
+    StructField("deleted", BooleanType()),
+])
+
+
+def handles(v: Dict[str, Any]) -> bool:
+    """True for chain vectors and for suppress vectors describing an aggregation -> suppress pipeline over raw
+    records (they run as that chain, not from the changelog Kafka's test printed as ``expected_raw``)."""
+    if v.get("feature") == "chain":
+        return True
+    cfg = v.get("config", {})
+    return v.get("feature") == "suppress" and "suppress" in cfg and "aggregation" in cfg and "pipeline" in cfg
+
+
+def chain_of(v: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The vector's steps in the chain vocabulary (a pipeline vector's aggregation and suppress become two steps)."""
+    cfg = v["config"]
+    if "chain" in cfg:
+        return cfg["chain"]
+    window = cfg.get("window")
+    aggregate = {
+        "op": "aggregate",
+        "window": window,
+        # Kafka's default for a windowed aggregation: every update goes downstream (to the suppress).
+        "emitStrategy": "onWindowUpdate" if window else None,
+        "aggregation": cfg["aggregation"],
+    }
+    return [aggregate, dict(cfg["suppress"], op="suppress")]
+
+
+def _aggregation(a) -> Any:
+    if a == "count":
+        return F.count("*")
+    if a.get("type") == "aggregate":
+        m = re.fullmatch(r'agg \+ "([^"]*)" \+ value', a["aggregator"])
+        if not m:
+            raise Mismatch(f"no counterpart for aggregator {a['aggregator']!r}")
+        return ss.string_fold("value", initial=a["initializer"].strip('"'), separator=m.group(1))
+    if a.get("type") == "reduce" and a.get("reducer") == "(v1, v2) -> v2":
+        # Kafka keeps the latest value; Spark's last() keeps the value of the latest record.
+        return F.last("value")
+    raise Mismatch(f"no counterpart for aggregation {a!r}")
+
+
+def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool):
+    op = step["op"]
+    if op == "aggregate":
+        aggregations = [_aggregation(step["aggregation"]).alias("value")]
+        if step.get("window") is None:
+            return ss.aggregate(df, key="key", timestamp="ts", aggregations=aggregations, name=name)
+        emit = ss.EmitStrategy.on_window_close() if step["emitStrategy"] == "onWindowClose" else ss.EmitStrategy.on_window_update()
+        return ss.aggregate_windowed(df, key="key", timestamp="ts", windows=_windows(step["window"]),
+                                     aggregations=aggregations, emit=emit, name=name)
+    if op == "suppress":
+        kwargs = {"tombstone": "deleted"} if i == 0 and table_input else {}
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=_suppressed(step, name), **kwargs)
+    raise Mismatch(f"no counterpart for chain step {op!r}")
+
+
+def run(spark, v: Dict[str, Any], name: str) -> None:
+    steps_cfg = chain_of(v)
+    table_input = v["config"].get("input", {}).get("type") == "table"
+    if steps_cfg[0]["op"] == "join":
+        return _run_join_first(spark, v, name, steps_cfg)
+    driver = TestDriver(spark, SCHEMA, timestamp="ts")
+    out = driver.input
+    for i, step in enumerate(steps_cfg):
+        out = _step(out, step, i, f"{name}_{i}", table_input)
+    _drive(driver, out, v, steps_cfg, lambda seq, rows: driver.step(rows))
+
+
+def _run_join_first(spark, v, name, steps_cfg) -> None:
+    join = steps_cfg[0]
+    if join.get("keyType") != "string":
+        raise Mismatch(f"no counterpart for key type {join.get('keyType')!r}")
+    raise Mismatch("a chain starting with a stream-table join does not run as one query yet")
+
+
+def _drive(driver, out, v, steps_cfg, feed) -> None:
+    last = steps_cfg[-1]
+    window = None
+    for s in steps_cfg:
+        if s["op"] == "aggregate" and s.get("window") is not None:
+            window = s["window"]
+    cols = [F.col("key"), F.col("value").cast("string").alias("value"), F.unix_millis("ts").alias("ts_ms")]
+    if "window" in out.columns:
+        cols += [F.unix_millis("window.start").alias("ws"), F.unix_millis("window.end").alias("we")]
+    for flag in ("retraction", "deleted"):
+        if flag in out.columns:
+            cols.append(F.col(flag).alias(flag))
+    driver.start(out.select(*cols))
+
+    expected: Dict[int, Dict[Any, List[Any]]] = defaultdict(lambda: defaultdict(list))
+    for o in v.get("expected", []):
+        value = None if o["value"] is None else str(o["value"])
+        expected[o["after_seq"]][(o["key"], o.get("window_start"), o.get("window_end"))].append((value, o["ts"]))
+    inputs: Dict[int, List[Dict[str, Any]]] = defaultdict(list)
+    for r in v["input"]:
+        inputs[r["seq"]].append(r)
+    try:
+        end = max([max(inputs, default=-1), max(expected, default=-1)])
+        for seq in range(end + 1):
+            rows = [(r["key"], ts(r["ts"]), r["value"], r["value"] is None) for r in inputs.get(seq, [])]
+            emitted = feed(seq, rows) if rows or seq in expected else []
+            actual: Dict[Any, List[Any]] = defaultdict(list)
+            for r in emitted:
+                d = r.asDict()
+                tomb = d.get("retraction") or d.get("deleted")
+                k = (d["key"], d["ws"], _kafka_end(window, d["we"])) if "ws" in d else (d["key"], None, None)
+                actual[k].append((None if tomb else d["value"], d["ts_ms"]))
+            compare_step(seq, expected.get(seq, {}), actual)
+            if RESTART_AFTER_SEQ.get(v["id"]) == seq:
+                driver.restart()
+                leftover = driver.advance()
+                if leftover:
+                    raise Mismatch(f"after the restart at seq {seq}: replayed {leftover}")
+    finally:
+        driver.stop()
