@@ -55,24 +55,24 @@ def chain_of(v: Dict[str, Any]) -> List[Dict[str, Any]]:
     return [aggregate, dict(cfg["suppress"], op="suppress")]
 
 
-def _aggregation(a) -> Any:
+def _aggregation(a, value) -> Any:
     if a == "count":
         return F.count("*")
     if a.get("type") == "aggregate":
         m = re.fullmatch(r'agg \+ "([^"]*)" \+ value', a["aggregator"])
         if not m:
             raise Mismatch(f"no counterpart for aggregator {a['aggregator']!r}")
-        return ss.string_fold("value", initial=a["initializer"].strip('"'), separator=m.group(1))
+        return ss.string_fold(value, initial=a["initializer"].strip('"'), separator=m.group(1))
     if a.get("type") == "reduce" and a.get("reducer") == "(v1, v2) -> v2":
         # Kafka keeps the latest value; Spark's last() keeps the value of the latest record.
-        return F.last("value")
+        return F.last(value)
     raise Mismatch(f"no counterpart for aggregation {a!r}")
 
 
-def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool):
+def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=None):
     op = step["op"]
     if op == "aggregate":
-        aggregations = [_aggregation(step["aggregation"]).alias("value")]
+        aggregations = [_aggregation(step["aggregation"], F.col("value") if value is None else value).alias("value")]
         if step.get("window") is None:
             return ss.aggregate(df, key="key", timestamp="ts", aggregations=aggregations, name=name)
         emit = ss.EmitStrategy.on_window_close() if step["emitStrategy"] == "onWindowClose" else ss.EmitStrategy.on_window_update()
@@ -93,14 +93,42 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
     out = driver.input
     for i, step in enumerate(steps_cfg):
         out = _step(out, step, i, f"{name}_{i}", table_input)
-    _drive(driver, out, v, steps_cfg, lambda seq, rows: driver.step(rows))
+
+    def feed(records):
+        return driver.step([(r["key"], ts(r["ts"]), r["value"], r["value"] is None) for r in records])
+
+    _drive(driver, out, v, steps_cfg, feed)
 
 
 def _run_join_first(spark, v, name, steps_cfg) -> None:
     join = steps_cfg[0]
     if join.get("keyType") != "string":
         raise Mismatch(f"no counterpart for key type {join.get('keyType')!r}")
-    raise Mismatch("a chain starting with a stream-table join does not run as one query yet")
+    sep = re.search(r'"([^"]*)"', join["joiner"]).group(1)
+    driver = TestDriver(spark)
+    stream = driver.add_input("stream", "key STRING, ts TIMESTAMP, sv STRING")
+    table = driver.add_input("table", "key STRING, ts TIMESTAMP, tv STRING, deleted BOOLEAN")
+    versioned = join["table"]["versioned"]
+    out = ss.join_versioned(
+        stream, table, on="key", stream_timestamp="ts", table_timestamp="ts", grace=join.get("graceMs"),
+        history_retention=join["table"]["historyRetentionMs"] if versioned else None, how=join["joinType"],
+        tombstone="deleted", name=f"{name}_0",
+    )
+    # The joiner streamValue + sep + tableValue (a missing table value rendered "null"), as the aggregates' input.
+    joined_value = F.concat(F.col("sv"), F.lit(sep), F.coalesce(F.col("tv"), F.lit("null")))
+    for i, step in enumerate(steps_cfg[1:], start=1):
+        out = _step(out, step, i, f"{name}_{i}", False, value=joined_value)
+
+    def feed(records):
+        emitted = []
+        for r in records:
+            if r["side"] == "stream":
+                emitted += driver.step([(r["key"], ts(r["ts"]), r["value"])], input="stream")
+            else:
+                emitted += driver.step([(r["key"], ts(r["ts"]), r["value"], r["value"] is None)], input="table")
+        return emitted if records else driver.advance()
+
+    _drive(driver, out, v, steps_cfg, feed)
 
 
 def _drive(driver, out, v, steps_cfg, feed) -> None:
@@ -127,8 +155,8 @@ def _drive(driver, out, v, steps_cfg, feed) -> None:
     try:
         end = max([max(inputs, default=-1), max(expected, default=-1)])
         for seq in range(end + 1):
-            rows = [(r["key"], ts(r["ts"]), r["value"], r["value"] is None) for r in inputs.get(seq, [])]
-            emitted = feed(seq, rows) if rows or seq in expected else []
+            records = inputs.get(seq, [])
+            emitted = feed(records) if records or seq in expected else []
             actual: Dict[Any, List[Any]] = defaultdict(list)
             for r in emitted:
                 d = r.asDict()

@@ -3,6 +3,7 @@ package io.github.sparksuppress.api
 import org.apache.spark.sql.DataFrame
 
 import io.github.sparksuppress.spark.StreamTableJoinPlan
+import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
  * Kafka's stream-table join (with KIP-923's grace period) as a function on the stream DataFrame:
@@ -20,7 +21,9 @@ import io.github.sparksuppress.spark.StreamTableJoinPlan
 final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table: ChangelogTable, joined: Joined)
     extends (DataFrame => DataFrame) {
 
-  override def apply(stream: DataFrame): DataFrame = StreamTableJoinPlan.build(stream, this)
+  /** Followed by another operator of this library, the join becomes the first step of one fused chain. */
+  override def apply(stream: DataFrame): DataFrame =
+    ChainPlan.apply(stream, ChainStep.JoinStep(this))(StreamTableJoinPlan.build(_, this))
 }
 
 object StreamTableJoin {

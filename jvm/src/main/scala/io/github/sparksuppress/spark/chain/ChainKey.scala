@@ -9,7 +9,13 @@ import io.github.sparksuppress.core.KeyOps
  * and the key columns' values, which every node's output rows repeat.
  */
 final class ChainKey(val bytes: Array[Byte], val values: Row) {
-  override def toString: String = values.toString
+  // Keys are equal when their bytes are (a join's table map is keyed by them).
+  override def equals(other: Any): Boolean = other match {
+    case k: ChainKey => java.util.Arrays.equals(bytes, k.bytes)
+    case _ => false
+  }
+  override def hashCode(): Int = java.util.Arrays.hashCode(bytes)
+  override def toString: String = String.valueOf(values)
 }
 
 object ChainKey {

@@ -6,7 +6,7 @@ import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Project
-import org.apache.spark.sql.functions.{col, struct, udf}
+import org.apache.spark.sql.functions.{col, lit, struct, udf}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
@@ -27,6 +27,11 @@ object ChainPlan {
   private val KeyColumn = "__spark_suppress_key"
   private val SeqColumn = "__spark_suppress_seq"
   private val GroupColumn = "__spark_suppress_group"
+  private val KeyValuesColumn = "__spark_suppress_key_values"
+  private val SideColumn = "__spark_suppress_side"
+  private val TableRowColumn = "__spark_suppress_table_row"
+  private val TombstoneColumn = "__spark_suppress_tombstone"
+  private val TimeColumn = "__spark_suppress_time"
 
   /**
    * Applies `step` to `df`: when `df` is the output of a chain of this library's operators, the chain is rebuilt
@@ -46,6 +51,12 @@ object ChainPlan {
     RuntimeCompatibility.check()
     val names = d.steps.map(s => s"${s.kind} '${stepName(s)}'")
     val operator = if (names.length == 1) names.head else s"chain ${names.mkString(" -> ")}"
+    d.steps.zipWithIndex.collectFirst { case (ChainStep.JoinStep(_), i) if i > 0 => i }.foreach { i =>
+      throw new IllegalArgumentException(
+        s"${names(i)}: a stream-table join can only start a chain; its stream here is the output of ${names(i - 1)}. " +
+          "Join first and aggregate or suppress the joined stream, or write the upstream result to a sink and join it " +
+          "in a second query.")
+    }
     val df = d.input
     InputColumns.requireStreaming(df, "the input", operator)
     InputColumns.requireNoUpstreamStatefulOperator(df, operator)
@@ -67,8 +78,9 @@ object ChainPlan {
     if (keyIdx.contains(tsIdx)) {
       throw new IllegalArgumentException(s"$operator: key column '${schema.fields(tsIdx).name}' is also the event-time column.")
     }
-    InputColumns.requireWatermark(df, "the input", tsName, operator)
-    val keySchema = StructType(keyIdx.map(schema.fields))
+    val joinFirst = d.steps.head.isInstanceOf[ChainStep.JoinStep]
+    if (!joinFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
+    val keySchema = StructType(keyIdx.map(i => schema.fields(i).copy(nullable = true)))
 
     // The first step's input extras: a changelog's tombstone column, a windowed input's window.
     val (tombstone, window) = d.steps.head match {
@@ -83,6 +95,7 @@ object ChainPlan {
     }
 
     val r = new Resolution(schema, None)
+    var table: Option[TableSide] = None
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
       checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
@@ -90,24 +103,52 @@ object ChainPlan {
         case ChainStep.SuppressStep(s) => suppress(df, s, i, r, keyNames, window.isDefined, op)
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
+        case ChainStep.JoinStep(j) =>
+          val (spec, side) = ChainJoin.resolve(j, schema, keyIdx, tsIdx, keySchema, op)
+          table = Some(side)
+          r.schema = StructType(schema.fields ++ side.valueSchema.fields.map(_.copy(nullable = true)))
+          spec
       }
     }.toIndexedSeq
 
-    val params = ChainParams(operator, schema, keyIdx, tsIdx, tombstone, window, nodes, new ChainKeyCodec(keySchema))
-    val bypassed = WatermarkBypass(df)
-    val userColumns = schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n)))
-    val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), keyIdx.length, false), BinaryType)
-      .apply(struct(keyNames.map(n => col(WatermarkBypass.quote(schema.fields(InputColumns.index(schema, n, "key", operator)).name))): _*))
+    val params = ChainParams(operator, schema, schema.fields(tsIdx).name, tombstone, window, nodes,
+      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst)
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
-    val internal = bypassed.select(
-      struct(userColumns: _*).as(RowColumn), keyBytes.as(KeyColumn), ArrivalSequence.column.as(SeqColumn),
-      col(WatermarkBypass.AnchorColumn))
-      .withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
+    val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
+    val millis = udf(new EventMillisUdf, LongType)
+    val tableValue = table.map(_.valueSchema).getOrElse(StructType(Nil))
+    def side(from: DataFrame, user: Column, keys: Seq[String], side: Int, value: Column, deleted: Column, ts: String): DataFrame = {
+      val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(WatermarkBypass.quote(k)).as(n) }: _*)
+      from.select(
+        user.as(RowColumn), keyBytes(keyValues).as(KeyColumn), ArrivalSequence.column.as(SeqColumn), keyValues.as(KeyValuesColumn),
+        lit(side).as(SideColumn), value.as(TableRowColumn), deleted.as(TombstoneColumn),
+        millis(col(WatermarkBypass.quote(ts))).as(TimeColumn))
+    }
+    val userRow = struct(schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*)
+    val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
+    val internal = table match {
+      case None =>
+        // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
+        val bypassed = WatermarkBypass(df)
+        side(bypassed, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue), lit(null).cast(BooleanType),
+          schema.fields(tsIdx).name).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
+      case Some(t) =>
+        // A join's clock moves only with its stream records: no timers, so no watermark column at all.
+        val stream = df.select(schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n)).as(n, schema(n).metadata)): _*)
+        val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
+          lit(null).cast(BooleanType), schema.fields(tsIdx).name)
+        val tableSide = side(t.changelog, lit(null).cast(schema), t.keys, ChainFunction.TableSide,
+          struct(tableValue.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*),
+          t.tombstone.map(c => col(WatermarkBypass.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
+        streamSide.union(tableSide)
+    }
+    val grouped = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
     val outputSchema = r.schema
-    val out = internal
+    val timeout = if (joinFirst) GroupStateTimeout.NoTimeout() else GroupStateTimeout.EventTimeTimeout()
+    val out = grouped
       .groupBy(col(GroupColumn))
-      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(internal.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout())(new ChainFunction(params))(
+      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), timeout)(new ChainFunction(params))(
         Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
     ChainRegistry.register(out, d)
   }
@@ -117,6 +158,7 @@ object ChainPlan {
       case ChainStep.SuppressStep(x) => if (x.suppressed == null) None else x.suppressed.name
       case ChainStep.WindowedAggregateStep(x) => x.name
       case ChainStep.KeyAggregateStep(x) => x.name
+      case ChainStep.JoinStep(x) => if (x.joined == null) None else x.joined.name
     }
     explicit.getOrElse(s"${s.kind}-${unnamed.incrementAndGet()}")
   }
@@ -125,6 +167,7 @@ object ChainPlan {
     case ChainStep.SuppressStep(x) => (x.key, x.timestamp)
     case ChainStep.WindowedAggregateStep(x) => (x.key, x.timestamp)
     case ChainStep.KeyAggregateStep(x) => (x.key, x.timestamp)
+    case ChainStep.JoinStep(x) => (x.on, x.streamTimestamp)
   }
 
   /** Every step works on the chain's key (Kafka: no re-keying inside a sub-topology) and names its event time. */

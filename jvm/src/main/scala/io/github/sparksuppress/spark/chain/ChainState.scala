@@ -59,6 +59,7 @@ private[chain] object ChainState {
     case _: SuppressNodeSpec => "suppress"
     case _: WindowedAggregateNodeSpec => "aggregate_windowed"
     case _: KeyAggregateNodeSpec => "aggregate"
+    case _: JoinNodeSpec => "join_versioned"
     case other => other.getClass.getSimpleName
   }
 }
