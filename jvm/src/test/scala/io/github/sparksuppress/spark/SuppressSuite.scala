@@ -184,13 +184,16 @@ class SuppressSuite extends SparkSessionSuite {
     val first = Suppress("key", "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded()))
     val second = Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()))
     val d = TestDriver(spark, schema, "ts")
-    val e = intercept[IllegalArgumentException](d.input.transform(first).transform(second))
+    // Applied directly to the first's output, the second joins its chain; a transformation in between hides it.
+    val e = intercept[IllegalArgumentException](d.input.transform(first).where(col("value").isNotNull).transform(second))
     assert(e.getMessage.contains("already contains a stateful streaming operator (FlatMapGroupsWithState)"), e.getMessage)
+    assert(e.getMessage.contains("apply this operator directly to its output"), e.getMessage)
     assert(e.getMessage.contains("read it with a second query"), e.getMessage)
     val counted = d.input.groupBy(col("key")).count()
-    assert(intercept[IllegalArgumentException](
-      counted.select(col("key"), org.apache.spark.sql.functions.current_timestamp().as("ts")).transform(first))
-      .getMessage.contains("(Aggregate)"))
+    val refused = intercept[IllegalArgumentException](
+      counted.select(col("key"), org.apache.spark.sql.functions.current_timestamp().as("ts")).transform(first)).getMessage
+    assert(refused.contains("(Aggregate)"), refused)
+    assert(refused.contains("use this library's aggregate"), refused)
   }
 
   test("the Scala implicit syntax applies the operator") {
