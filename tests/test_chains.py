@@ -1,0 +1,88 @@
+"""Chains of operators in ONE streaming query from Python: each operator applied to another's output."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+import spark_suppress as ss
+from spark_suppress import BufferConfig, EmitStrategy, Suppressed, TimeWindows
+from spark_suppress.testing import TestDriver
+
+SCHEMA = "user STRING, ts TIMESTAMP, amount LONG"
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def rec(user, ms, amount=1):
+    return (user, EPOCH + timedelta(milliseconds=ms), amount)
+
+
+def view(rows, *columns):
+    return sorted((r["user"], *(r[c] for c in columns)) for r in rows)
+
+
+@pytest.fixture
+def driver(spark):
+    # One shard, as the Kafka examples run one task: a node's stream time is per shard (Kafka: per task).
+    previous = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    yield d
+    d.stop()
+    spark.conf.set("spark.sql.shuffle.partitions", previous)
+
+
+def test_aggregate_emits_one_update_per_record_with_kafkas_timestamp(driver):
+    totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
+    assert totals.columns == ["user", "total", "ts"]
+    driver.start(totals.withColumn("ts_ms", F.unix_millis("ts")))
+    assert view(driver.step([rec("a", 0, 2)]), "total", "ts_ms") == [("a", 2, 0)]
+    assert view(driver.step([rec("a", 3, 1)]), "total", "ts_ms") == [("a", 3, 3)]
+    # An out-of-order record updates the aggregate, which keeps the larger timestamp.
+    assert view(driver.step([rec("a", 1, 4)]), "total", "ts_ms") == [("a", 7, 3)]
+
+
+def test_aggregate_then_suppress_until_time_limit_run_as_one_query(driver):
+    totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
+    limited = ss.suppress(totals, key="user", timestamp="ts",
+                          suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()))
+    driver.start(limited.withColumn("ts_ms", F.unix_millis("ts")))
+    assert driver.step([rec("a", 0, 2)]) == []
+    assert driver.step([rec("b", 1, 3)]) == []
+    # a was first buffered at 0; the suppress's stream time reaches 2: a leaves with its latest total and timestamp.
+    assert view(driver.step([rec("a", 2, 5)]), "total", "ts_ms") == [("a", 7, 2)]
+    assert view(driver.step([rec("c", 5, 1)]), "total", "ts_ms") == [("b", 3, 1)]
+
+
+def test_windowed_count_then_final_results(driver):
+    counts = ss.aggregate_windowed(driver.input, key="user", timestamp="ts",
+                                   windows=TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=2)),
+                                   aggregations=[F.count("*").alias("n")], emit=EmitStrategy.on_window_update())
+    finals = ss.suppress(counts, key="user", timestamp="ts",
+                         suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()))
+    driver.start(finals.withColumn("ws", F.unix_millis("window.start")))
+    assert driver.step([rec("a", 1), rec("b", 3)]) == []
+    assert driver.step([rec("a", 9)]) == []
+    # Window [0, 10) closes at stream time 12: one final result per key, with the window's largest timestamp.
+    assert view(driver.step([rec("b", 12)]), "ws", "n") == [("a", 0, 2), ("b", 0, 1)]
+
+
+def test_chain_steps_must_keep_the_key(driver):
+    totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
+    with pytest.raises(IllegalArgumentException, match="key is \\[total\\], but the operators it follows use \\[user\\]"):
+        ss.suppress(totals, key="total", timestamp="ts",
+                    suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()))
+
+
+def test_until_window_closes_after_a_non_windowed_aggregate_is_refused(driver):
+    totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
+    with pytest.raises(IllegalArgumentException, match="untilWindowCloses needs windowed input"):
+        ss.suppress(totals, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()))
+
+
+def test_aggregate_checks_its_arguments(driver):
+    with pytest.raises(TypeError, match="aggregations must be a list"):
+        ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=F.count("*"))
+    with pytest.raises(IllegalArgumentException, match="timestamp 'when' is not a column of the input"):
+        ss.aggregate(driver.input, key="user", timestamp="when", aggregations=[F.count("*")])
