@@ -6,7 +6,7 @@ import java.time.Duration
 import scala.util.Random
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{count, max, sum}
+import org.apache.spark.sql.functions.{count, last, max, sum}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types._
 
@@ -170,7 +170,28 @@ object OperatorsUnderTest {
   val aggregateSessionsOnUpdate: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-sessions-update",
     SessionWindows.ofInactivityGapAndGrace(ms(2000), ms(1500)), EmitStrategy.onWindowUpdate())
 
+  /**
+   * A three-operator chain in one query: orders left-joined (grace 2.5 s) with the customers' tiers, revenue per
+   * customer and 3-second window with the tier of the latest order, final results only. Its state is one entry per
+   * shard holding all three nodes.
+   */
+  val chainJoinAggregateSuppress: OperatorUnderTest = new OperatorUnderTest {
+    val name = "rel-chain-join-aggregate-suppress"
+    val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, None), InputSpec("tiers", tiers, None))
+    def build(in: Map[String, DataFrame]): DataFrame = {
+      val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
+      in("orders")
+        .transform(StreamTableJoin("customer", "order_ts", table, Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")))
+        .transform(AggregateWindowed(Seq("customer"), "order_ts", TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
+          Seq(sum("amount").as("revenue"), last("tier").as("tier")), EmitStrategy.onWindowUpdate()).withName(s"$name-revenue"))
+        .transform(Suppress(Seq("customer"), "order_ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)))
+    }
+    def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
+    // One state entry per shard that has seen records: each holds the nodes' buffers and clocks.
+    def buffered(query: StreamingQuery): Long = stateRows(query)
+  }
+
   /** Every operator the reliability checks cover. */
   val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses,
-    joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate)
+    joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate, chainJoinAggregateSuppress)
 }

@@ -84,9 +84,11 @@ object RestartEquivalenceSuite {
 
 class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
   protected def quickOperators: Seq[OperatorUnderTest] =
-    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose)
+    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose,
+      OperatorsUnderTest.chainJoinAggregateSuppress)
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {
-  protected def quickOperators: Seq[OperatorUnderTest] = Seq(OperatorsUnderTest.joinVersionedGrace)
+  protected def quickOperators: Seq[OperatorUnderTest] =
+    Seq(OperatorsUnderTest.joinVersionedGrace, OperatorsUnderTest.chainJoinAggregateSuppress)
 }
