@@ -1,8 +1,10 @@
 package io.github.sparksuppress.api
 
+import java.util.concurrent.atomic.AtomicInteger
+
 import org.apache.spark.sql.{Column, DataFrame}
 
-import io.github.sparksuppress.spark.WindowAggregatePlan
+import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest}
 
 /**
  * Kafka's windowed aggregation with grace periods and emit strategies, as a function on DataFrames:
@@ -34,10 +36,27 @@ final case class AggregateWindowed(
 
   def withName(name: String): AggregateWindowed = copy(name = Some(Suppressed.checkName(name)))
 
-  override def apply(df: DataFrame): DataFrame = WindowAggregatePlan.build(df, this)
+  override def apply(df: DataFrame): DataFrame = WindowAggregatePlan.build(df, request)
+
+  /** The operator in the adapter's terms; every rule that needs no DataFrame is checked here. */
+  private[sparksuppress] def request: WindowAggregateRequest = {
+    val operatorName = name.getOrElse(s"aggregate-windowed-${AggregateWindowed.unnamed.incrementAndGet()}")
+    val operator = s"aggregate_windowed '$operatorName'"
+    if (windows == null) {
+      throw new IllegalArgumentException(
+        s"$operator: windows must be TimeWindows, SlidingWindows or SessionWindows, e.g. " +
+          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).")
+    }
+    if (emit == null) {
+      throw new IllegalArgumentException(s"$operator: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
+    }
+    WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations)
+  }
 }
 
 object AggregateWindowed {
+  private val unnamed = new AtomicInteger()
+
   def apply(key: String, timestamp: String, windows: Windows, aggregations: Seq[Column], emit: EmitStrategy): AggregateWindowed =
     AggregateWindowed(Seq(key), timestamp, windows, aggregations, emit)
 }
