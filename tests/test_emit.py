@@ -119,25 +119,28 @@ def test_a_restart_keeps_open_windows_without_duplicates(start):
     assert view(d.step([rec("z", 30)]), "n") == [("z", 10, 20, 1)]
 
 
-def test_python_side_validation_names_the_parameter():
-    with pytest.raises(ValueError, match="TimeWindows size must be > 0"):
-        TimeWindows.of_size_and_grace(0, 1)
-    with pytest.raises(ValueError, match="TimeWindows grace must be >= 0"):
-        TimeWindows.of_size_and_grace(10, timedelta(milliseconds=-1))
-    with pytest.raises(ValueError, match=r"advance must be > 0 and <= the window size \(10 ms\)"):
-        TimeWindows.of_size_with_no_grace(10).advance_by(11)
-    with pytest.raises(ValueError, match="advance must be > 0"):
-        TimeWindows.of_size_with_no_grace(10).advance_by(0)
-    with pytest.raises(ValueError, match="SlidingWindows time_difference must be >= 0"):
-        SlidingWindows.of_time_difference_with_no_grace(-1)
-    with pytest.raises(ValueError, match="SessionWindows inactivity_gap must be > 0"):
-        SessionWindows.of_inactivity_gap_and_grace(0, 0)
+def test_window_values_are_checked_on_the_jvm_in_python_spelling(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+
+    def fails(windows, message):
+        with pytest.raises(IllegalArgumentException, match=message) as e:
+            ss.aggregate_windowed(d.input, key="user", timestamp="ts", windows=windows,
+                                  aggregations=[F.count("*")], emit=CLOSE)
+        assert "PT" not in str(e.value) and "Duration" not in str(e.value)
+
+    fails(TimeWindows.of_size_and_grace(0, 1), r"TimeWindows size must be > 0, got timedelta\(milliseconds=0\)")
+    fails(TimeWindows.of_size_and_grace(10, timedelta(milliseconds=-1)), "TimeWindows grace must be >= 0")
+    fails(TimeWindows.of_size_with_no_grace(10).advance_by(11), r"advance must be > 0 and <= the window size")
+    fails(TimeWindows.of_size_with_no_grace(10).advance_by(0), "advance must be > 0")
+    fails(SlidingWindows.of_time_difference_with_no_grace(-1), "SlidingWindows time_difference must be >= 0")
+    fails(SessionWindows.of_inactivity_gap_and_grace(0, 0), "SessionWindows inactivity_gap must be > 0")
+    fails(SessionWindows.of_inactivity_gap_and_grace(10, -1), "SessionWindows grace must be >= 0")
+    fails(SlidingWindows.of_time_difference_and_grace(10, -1), "SlidingWindows grace must be >= 0")
+
+
+def test_python_checks_window_argument_types():
     with pytest.raises(TypeError, match="TimeWindows size must be a datetime.timedelta or an int"):
         TimeWindows.of_size_with_no_grace("5 minutes")
-    with pytest.raises(ValueError, match="SessionWindows grace must be >= 0"):
-        SessionWindows.of_inactivity_gap_and_grace(10, -1)
-    with pytest.raises(ValueError, match="SlidingWindows grace must be >= 0"):
-        SlidingWindows.of_time_difference_and_grace(10, -1)
 
 
 def test_operator_validation(spark):
@@ -153,13 +156,13 @@ def test_operator_validation(spark):
         build(windows=timedelta(minutes=5))
     with pytest.raises(TypeError, match="emit must be EmitStrategy"):
         build(emit="close")
-    with pytest.raises(ValueError, match="aggregations must list at least one"):
+    with pytest.raises(IllegalArgumentException, match="aggregations must list at least one"):
         build(aggregations=[])
     with pytest.raises(TypeError, match="aggregations must be a list"):
         build(aggregations=F.count("*"))
     with pytest.raises(TypeError, match="aggregations must be Spark Columns"):
         build(aggregations=["count"])
-    with pytest.raises(ValueError, match="name must be a non-empty string"):
+    with pytest.raises(IllegalArgumentException, match="name must be a non-empty string"):
         build(name=" ")
     with pytest.raises(TypeError, match="initial and separator must be strings"):
         ss.string_fold("label", initial=None)

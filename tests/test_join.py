@@ -180,20 +180,24 @@ def join(inputs, **options):
 @pytest.mark.parametrize(
     "options, error, message",
     [
-        (dict(grace=6, history_retention=5), ValueError, "History retention must be at least grace period."),
-        (dict(grace=6), ValueError, "KTable must be versioned to use a grace period in a stream table join."),
-        (dict(grace=-1, history_retention=5), ValueError, "grace must be >= 0"),
-        (dict(history_retention=timedelta(seconds=-1)), ValueError, "history_retention must be >= 0"),
+        (dict(grace=6, history_retention=5), IllegalArgumentException,
+         "History retention must be at least grace period. The grace period is 6 ms but the table's history retention is 5 ms"),
+        (dict(grace=6), IllegalArgumentException,
+         "KTable must be versioned to use a grace period in a stream table join. The grace period is 6 ms but the "
+         "table is not versioned: pass history_retention (at least as long as grace), or drop grace."),
+        (dict(grace=-1, history_retention=5), IllegalArgumentException, "grace must be >= 0, got timedelta(milliseconds=-1)"),
+        (dict(history_retention=timedelta(seconds=-1)), IllegalArgumentException, "history_retention must be >= 0"),
         (dict(grace="5s", history_retention=5), TypeError, "grace must be a datetime.timedelta or an int"),
-        (dict(how="outer"), ValueError, "how must be 'inner' or 'left'"),
-        (dict(on=[]), ValueError, "on must name at least one column"),
-        (dict(name=" "), ValueError, "name must be a non-empty string"),
+        (dict(how="outer"), IllegalArgumentException, "how must be 'inner' or 'left', got 'outer'"),
+        (dict(on=[]), IllegalArgumentException, "on must name at least one key column"),
+        (dict(name=" "), IllegalArgumentException, "name must be a non-empty string"),
         (dict(initial_versions="table"), TypeError, "initial_versions must be a static DataFrame"),
     ],
 )
-def test_python_side_validation(inputs, options, error, message):
-    with pytest.raises(error, match=message.replace(".", r"\.").replace("(", r"\(")):
+def test_validation_types_in_python_values_on_the_jvm(inputs, options, error, message):
+    with pytest.raises(error) as e:
         join(inputs, **options)
+    assert message in str(e.value)
 
 
 def test_jvm_side_validation(spark, inputs):

@@ -48,11 +48,13 @@ def test_pre_1970_event_times_stop_suppress_with_the_reason(spark):
         d.stop()
 
 
-def test_zero_durations_are_accepted_and_negative_ones_refused():
-    ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded())
-    ss.Suppressed.until_time_limit(timedelta(0), ss.BufferConfig.unbounded())
-    with pytest.raises(ValueError, match="must be >= 0"):
-        ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded())
+def test_zero_durations_are_accepted_and_negative_ones_refused(spark):
+    d = TestDriver(spark, "key STRING, ts TIMESTAMP, n LONG", timestamp="ts")
+    for zero in (0, timedelta(0)):
+        ss.suppress(d.input, key="key", timestamp="ts", suppressed=ss.Suppressed.until_time_limit(zero, ss.BufferConfig.unbounded()))
+    with pytest.raises(IllegalArgumentException, match="must be >= 0"):
+        ss.suppress(d.input, key="key", timestamp="ts",
+                    suppressed=ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded()))
 
 
 def test_the_join_refuses_spark_connect_sessions_with_a_clear_error():

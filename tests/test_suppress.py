@@ -169,30 +169,60 @@ def test_metrics_report_kafka_names(spark):
         }
 
 
-# ---- validation: Python side -------------------------------------------------------------------------------------
+# Validation: Python checks types; the JVM checks values, in Python's spelling
 
 
-def test_config_validation_in_python():
-    with pytest.raises(ValueError, match="time_to_wait_for_more_events must be >= 0"):
-        ss.Suppressed.until_time_limit(timedelta(seconds=-1), ss.BufferConfig.unbounded())
+def test_python_checks_argument_types():
     with pytest.raises(TypeError, match="time_to_wait_for_more_events must be a datetime.timedelta or an int"):
         ss.Suppressed.until_time_limit("1s", ss.BufferConfig.unbounded())
     with pytest.raises(TypeError, match="buffer_config must be a BufferConfig"):
         ss.Suppressed.until_time_limit(1, 5)
-    with pytest.raises(ValueError, match="clock must be 'event' or 'processing'"):
-        ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded(), clock="wall")
-    with pytest.raises(ValueError, match="max_records must be >= 0"):
-        ss.BufferConfig.max_records(-1)
     with pytest.raises(TypeError, match="max_bytes must be an int"):
         ss.BufferConfig.max_bytes(1.5)
-    with pytest.raises(TypeError, match="accepts only strict buffer configs"):
-        ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(10).emit_early_when_full())
-    with pytest.raises(ValueError, match="name must be a non-empty string"):
-        ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name(" ")
-    with pytest.raises(ValueError, match="with_timer_reset applies to until_time_limit only"):
-        ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_timer_reset()
-    with pytest.raises(ValueError, match="size model must be"):
-        ss.BufferConfig.max_bytes(10).with_size_model("bits")
+    with pytest.raises(TypeError, match="name must be a string"):
+        ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name(3)
+
+
+def test_wire_fields_are_private_so_configs_come_from_the_factories():
+    with pytest.raises(TypeError):
+        ss.Suppressed("bogus", ss.BufferConfig.unbounded())
+    with pytest.raises(TypeError):
+        ss.BufferConfig(None, None, "sometimes")
+    with pytest.raises(TypeError):
+        ss.EmitStrategy("sometimes")
+
+
+def _bad_values():
+    unbounded = ss.BufferConfig.unbounded()
+    return [
+        # (suppressed, other arguments, the JVM's message in Python's spelling)
+        (ss.Suppressed.until_time_limit(timedelta(seconds=-1), unbounded), {},
+         r"time_to_wait_for_more_events must be >= 0, got timedelta\(milliseconds=-1000\)"),
+        (ss.Suppressed.until_time_limit(1, unbounded, clock="wall"), {}, "clock must be 'event' or 'processing', got 'wall'"),
+        (ss.Suppressed.until_time_limit(1, ss.BufferConfig.max_records(-1)), {}, "max_records must be >= 0, got -1"),
+        (ss.Suppressed.until_time_limit(1, ss.BufferConfig.max_bytes(10).with_size_model("bits")), {},
+         "size_model must be 'kafka' or 'value_bytes', got 'bits'"),
+        (ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(10).emit_early_when_full()),
+         {"window": "w", "grace": 0}, "until_window_closes accepts only strict buffer configs"),
+        (ss.Suppressed.until_window_closes(unbounded).with_name(" "), {"window": "w", "grace": 0},
+         "name must be a non-empty string, got ' '"),
+        (ss.Suppressed.until_window_closes(unbounded).with_timer_reset(), {"window": "w", "grace": 0},
+         "with_timer_reset\\(\\) applies to until_time_limit only"),
+        (ss.Suppressed.until_window_closes(unbounded), {"window": "w", "grace": -1},
+         "grace must be >= 0, got timedelta\\(milliseconds=-1\\)"),
+        (ss.Suppressed.until_window_closes(unbounded), {"window": "w"},
+         "until_window_closes needs grace.*timedelta\\(0\\) for none"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_bad_values())))
+def test_bad_values_raise_one_exception_class_with_python_spelling(stream, case):
+    suppressed, kwargs, message = _bad_values()[case]
+    with pytest.raises(IllegalArgumentException, match=message) as e:
+        ss.suppress(stream, key="key", timestamp="ts", suppressed=suppressed, **kwargs)
+    # Scala's spelling never reaches a Python user.
+    for scala in ("untilWindowCloses", "timeToWaitForMoreEvents", "maxRecords", "sizeModel", "Duration.ZERO", "PT-"):
+        assert scala not in str(e.value)
 
 
 def test_buffer_configs_are_immutable_and_typed():
@@ -208,7 +238,7 @@ def test_buffer_configs_are_immutable_and_typed():
     ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(3).shut_down_when_full())
 
 
-# ---- validation: JVM side, at build time ------------------------------------------------------------------------
+# Validation: JVM side, at build time
 
 
 @pytest.fixture
@@ -234,13 +264,11 @@ def test_missing_and_mistyped_columns(stream):
 
 
 def test_mode_specific_arguments(stream):
-    with pytest.raises(IllegalArgumentException, match="grace applies to untilWindowCloses only"):
+    with pytest.raises(IllegalArgumentException, match="grace applies to until_window_closes only"):
         ss.suppress(stream, key="key", timestamp="ts", suppressed=LIMIT, grace=5)
     final = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
-    with pytest.raises(IllegalArgumentException, match="untilWindowCloses needs windowed input"):
+    with pytest.raises(IllegalArgumentException, match="until_window_closes needs windowed input"):
         ss.suppress(stream, key="key", timestamp="ts", suppressed=final, grace=0)
-    with pytest.raises(ValueError, match="grace must be >= 0"):
-        ss.suppress(stream, key="key", timestamp="ts", suppressed=final, grace=-1)
     with pytest.raises(TypeError, match="suppressed must be a Suppressed"):
         ss.suppress(stream, key="key", timestamp="ts", suppressed=ss.BufferConfig.unbounded())
 

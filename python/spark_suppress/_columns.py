@@ -1,4 +1,4 @@
-"""Argument checks shared by the operator wrappers (the JVM checks again, against the real schema)."""
+"""Type checks of column arguments shared by the operator wrappers (the JVM checks them against the real schema)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ def column_list(value: Columns, parameter: str) -> List[str]:
         names = list(value)
     else:
         raise TypeError(f"{parameter} must be a column name or a list of column names, got {value!r}")
-    if not names or any(not n for n in names):
-        raise ValueError(f"{parameter} must name at least one column, got {value!r}")
     return names
 
 

@@ -11,8 +11,9 @@ Duration = Union[timedelta, int]
 FOREVER_MS = 2**63 - 1
 
 
-def to_millis(value: Duration, parameter: str, *, allow_zero: bool = True) -> int:
-    """Validate ``value`` and return it in whole milliseconds, naming ``parameter`` in any error."""
+def to_millis(value: Duration, parameter: str) -> int:
+    """``value`` in whole milliseconds, naming ``parameter`` if it is not a duration. Its range (e.g. ``>= 0``) is
+    the JVM's to check, where every rule lives once: a negative value crosses as it is and is refused there."""
     if isinstance(value, bool) or not isinstance(value, (timedelta, int)):
         raise TypeError(
             f"{parameter} must be a datetime.timedelta or an int number of milliseconds, got {value!r}"
@@ -21,7 +22,4 @@ def to_millis(value: Duration, parameter: str, *, allow_zero: bool = True) -> in
         ms = (value.days * 86_400 + value.seconds) * 1000 + value.microseconds // 1000
     else:
         ms = value
-    if ms < 0 or (ms == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{parameter} must be {bound}, got {value!r}; pass a {'non-negative' if allow_zero else 'positive'} duration")
-    return min(ms, FOREVER_MS)
+    return max(min(ms, FOREVER_MS), -FOREVER_MS)

@@ -67,7 +67,7 @@ def _title(text: str) -> None:
     print("=" * len(text))
 
 
-# ---- 1. alerting on final results --------------------------------------------------------------------------------
+# 1. alerting on final results
 
 
 def alert_events() -> List[List[dict]]:
@@ -136,7 +136,7 @@ def demo_alerting(spark, work: str) -> None:
     print(f"Records later than the grace period, dropped and counted (dropped-records-total): {dropped:.0f}")
 
 
-# ---- 2. sessions --------------------------------------------------------------------------------------------------
+# 2. sessions
 
 
 def demo_sessions(spark, work: str) -> None:
@@ -170,7 +170,7 @@ def demo_sessions(spark, work: str) -> None:
               f"{r['entry']} -> {r['exit']}")
 
 
-# ---- 3. rate limiting ---------------------------------------------------------------------------------------------
+# 3. rate limiting
 
 
 def demo_rate_limit(spark, work: str) -> None:
@@ -200,7 +200,7 @@ def demo_rate_limit(spark, work: str) -> None:
         print(f"  {r['device']:<7} {r['ts'][11:19]}  {r['celsius']:>5}")
 
 
-# ---- 4. the grace-period join -------------------------------------------------------------------------------------
+# 4. the grace-period join
 
 
 def demo_join(spark, work: str) -> None:

@@ -7,15 +7,11 @@ from typing import TYPE_CHECKING, Optional
 
 from ._columns import Columns, column_list, column_name
 from ._durations import Duration, to_millis
+from .suppressed import check_name
 from ._jvm import dataframe_facade, require_classic
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-
-#: Kafka's messages for the rules that tie the grace period to the table (the JVM checks them too).
-GRACE_NEEDS_VERSIONED_TABLE = "KTable must be versioned to use a grace period in a stream table join."
-GRACE_EXCEEDS_HISTORY = "History retention must be at least grace period."
-
 
 def join_versioned(
     stream_df: "DataFrame",
@@ -44,22 +40,11 @@ def join_versioned(
     """
     require_classic(stream_df)
     require_classic(table_df)
-    if how not in ("inner", "left"):
-        raise ValueError(f"how must be 'inner' or 'left', got {how!r}")
+    if not isinstance(how, str):
+        raise TypeError(f"how must be 'inner' or 'left', got {how!r}")
     grace_ms = None if grace is None else to_millis(grace, "grace")
     retention_ms = None if history_retention is None else to_millis(history_retention, "history_retention")
-    if grace_ms is not None and retention_ms is None:
-        raise ValueError(
-            f"{GRACE_NEEDS_VERSIONED_TABLE} grace is {grace!r} but the table is not versioned: pass "
-            "history_retention (at least as long as grace), or drop grace."
-        )
-    if grace_ms is not None and retention_ms is not None and grace_ms > retention_ms:
-        raise ValueError(
-            f"{GRACE_EXCEEDS_HISTORY} grace is {grace_ms} ms but history_retention is {retention_ms} ms; raise "
-            "history_retention or shorten grace."
-        )
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    check_name(name)
     if initial_versions is not None:
         from pyspark.sql import DataFrame
 

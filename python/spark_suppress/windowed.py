@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._columns import Columns, column_list, column_name
 from ._jvm import dataframe_facade, facade, require_classic
+from .suppressed import check_name
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 
 if TYPE_CHECKING:
@@ -43,18 +44,15 @@ def aggregate_windowed(
         raise TypeError(f"emit must be EmitStrategy.on_window_close() or EmitStrategy.on_window_update(), got {emit!r}")
     if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
         raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
-    if not aggregations:
-        raise ValueError("aggregations must list at least one aggregate column, e.g. [F.count('*').alias('n')]")
     for a in aggregations:
         if not isinstance(a, Column):
             raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    check_name(name)
     spec = {
         "key": column_list(key, "key"),
         "timestamp": column_name(timestamp, "timestamp"),
         "windows": windows._to_json(),
-        "emit": emit.mode,
+        "emit": emit._mode,
         "name": name,
     }
     jfacade = dataframe_facade(df)
@@ -95,13 +93,10 @@ def _check_aggregations(df: "DataFrame", aggregations, name) -> None:
     require_classic(df)
     if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
         raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
-    if not aggregations:
-        raise ValueError("aggregations must list at least one aggregate column, e.g. [F.count('*').alias('n')]")
     for a in aggregations:
         if not isinstance(a, Column):
             raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise ValueError(f"name must be a non-empty string, got {name!r}")
+    check_name(name)
 
 
 def _java_columns(df: "DataFrame", aggregations):

@@ -1,5 +1,6 @@
 """Windows and emit strategies of a windowed aggregation, mirroring Kafka's ``TimeWindows``, ``SlidingWindows``,
-``SessionWindows`` and ``EmitStrategy`` (immutable; invalid values raise when built)."""
+``SessionWindows`` and ``EmitStrategy`` (immutable). Python checks argument types; values are checked on the JVM
+when the aggregation is built, where every rule lives once."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class TimeWindows:
     @staticmethod
     def of_size_and_grace(size: Duration, grace: Duration) -> "TimeWindows":
         """Tumbling windows of ``size``, taking late records until ``grace`` after their end."""
-        size_ms = to_millis(size, "TimeWindows size", allow_zero=False)
+        size_ms = to_millis(size, "TimeWindows size")
         return TimeWindows(size_ms, size_ms, to_millis(grace, "TimeWindows grace"))
 
     @staticmethod
@@ -31,13 +32,7 @@ class TimeWindows:
 
     def advance_by(self, advance: Duration) -> "TimeWindows":
         """Hopping windows: a new window every ``advance`` (``0 < advance <= size``)."""
-        advance_ms = to_millis(advance, "advance", allow_zero=False)
-        if advance_ms > self.size_ms:
-            raise ValueError(
-                f"TimeWindows: advance must be > 0 and <= the window size ({self.size_ms} ms), got {advance!r}; pass "
-                "an advance no larger than the size (equal to it for tumbling windows)"
-            )
-        return replace(self, advance_ms=advance_ms)
+        return replace(self, advance_ms=to_millis(advance, "advance"))
 
     def _to_json(self) -> Dict[str, Any]:
         return {"type": "time", "sizeMs": self.size_ms, "advanceMs": self.advance_ms, "graceMs": self.grace_ms}
@@ -76,7 +71,7 @@ class SessionWindows:
     @staticmethod
     def of_inactivity_gap_and_grace(inactivity_gap: Duration, grace: Duration) -> "SessionWindows":
         return SessionWindows(
-            to_millis(inactivity_gap, "SessionWindows inactivity_gap", allow_zero=False),
+            to_millis(inactivity_gap, "SessionWindows inactivity_gap"),
             to_millis(grace, "SessionWindows grace"),
         )
 
@@ -88,18 +83,18 @@ class SessionWindows:
         return {"type": "session", "gapMs": self.inactivity_gap_ms, "graceMs": self.grace_ms}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EmitStrategy:
     """When a windowed aggregation emits (Kafka's ``EmitStrategy``, KIP-825), chosen per operator."""
 
-    mode: str
+    _mode: str
 
     @staticmethod
     def on_window_close() -> "EmitStrategy":
         """One final row per key and window, when the window closes."""
-        return EmitStrategy("onWindowClose")
+        return EmitStrategy(_mode="onWindowClose")
 
     @staticmethod
     def on_window_update() -> "EmitStrategy":
         """A row for every change of a window (Kafka's default); sessions also retract merged sessions."""
-        return EmitStrategy("onWindowUpdate")
+        return EmitStrategy(_mode="onWindowUpdate")

@@ -7,8 +7,7 @@ timer here is at 9, for [0,10) with grace 0).
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType, TimestampType
@@ -16,19 +15,46 @@ from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, close, compare_step, ts
+from .common import Mismatch, expect_build_error, fails_at_build, group_expected, records_by_step, run_steps, ts
 
-OPTIONAL_NOTE = (  # the one optional emit vector needs the throttle
-    "deviation: Kafka throttles final-result emission by wall-clock time (emit interval); here emission is driven "
-    "by the watermark only, so a window is emitted as soon as stream time closes it"
-)
 
-KAFKA_ONLY = {
-    "emit.error_close_with_unlimited_windows": "Kafka-only: UnlimitedWindows has no counterpart here (every window "
-    "kind of this API has a finite size, time difference or gap, so onWindowClose is defined for all of them)",
-    "emit.error_retention_smaller_than_size_plus_grace": "Kafka-only: window-store retention is not configurable here "
-    "(each window is kept exactly until it closes at end + grace, so a retention below size + grace cannot arise)",
-}
+
+def optional_note(v: Dict[str, Any]) -> Optional[str]:
+    """Added to an optional vector's reason when its config needs the wall-clock throttle."""
+    if v["config"].get("emitIntervalMs"):
+        return (
+            "deviation: Kafka throttles final-result emission by wall-clock time (emit interval); here emission is "
+            "driven by the watermark only, so a window is emitted as soon as stream time closes it"
+        )
+    return None
+
+
+def _min_retention(w: Dict[str, Any]) -> Optional[int]:
+    """The smallest window-store retention Kafka accepts for these windows."""
+    if w.get("type") == "time":
+        return w["sizeMs"] + w["graceMs"]
+    if w.get("type") == "session":
+        return w["gapMs"] + w["graceMs"]
+    if w.get("type") == "sliding":
+        return 2 * w["timeDifferenceMs"] + w["graceMs"]
+    return None
+
+
+def skip_reason(v: Dict[str, Any]) -> Optional[str]:
+    cfg = v["config"]
+    window = cfg.get("window") or {}
+    if window.get("type") == "unlimited":
+        return (
+            "Kafka-only: UnlimitedWindows has no counterpart here (every window kind of this API has a finite size, "
+            "time difference or gap, so onWindowClose is defined for all of them)"
+        )
+    retention, smallest = cfg.get("windowStoreRetentionMs"), _min_retention(window)
+    if retention is not None and smallest is not None and retention < smallest:
+        return (
+            "Kafka-only: window-store retention is not configurable here (each window is kept exactly until it "
+            f"closes at end + grace, so a retention below the {smallest} ms Kafka requires ({retention} ms) cannot arise)"
+        )
+    return None
 
 
 def _windows(w: Dict[str, Any]):
@@ -59,16 +85,42 @@ def _kafka_end(window: Dict[str, Any], end_ms: int) -> int:
     return end_ms
 
 
+def _invalid_window(w: Dict[str, Any]) -> Optional[str]:
+    """Why Kafka's window builders refuse these values, or None when they are valid."""
+    if w["type"] == "time":
+        if w["sizeMs"] <= 0 or w["graceMs"] < 0 or not 0 < w["advanceMs"] <= w["sizeMs"]:
+            return "time windows need size > 0, 0 < advance <= size and grace >= 0"
+    elif w["type"] == "session":
+        if w["gapMs"] <= 0 or w["graceMs"] < 0:
+            return "session windows need gap > 0 and grace >= 0"
+    elif w["type"] == "sliding":
+        if w["timeDifferenceMs"] < 0 or w["graceMs"] < 0:
+            return "sliding windows need time difference >= 0 and grace >= 0"
+    return None
+
+
+def _aggregate(df, cfg: Dict[str, Any], name: str):
+    emit = ss.EmitStrategy.on_window_close() if cfg.get("emitStrategy") == "onWindowClose" else ss.EmitStrategy.on_window_update()
+    return ss.aggregate_windowed(
+        df, key="key", timestamp="ts", windows=_windows(cfg["window"]),
+        aggregations=[_aggregation(cfg.get("aggregation", "count")).alias("agg")], emit=emit, name=name,
+    )
+
+
 def run(spark, v: Dict[str, Any], name: str) -> None:
     cfg = v["config"]
     window = cfg["window"]
-    emit = ss.EmitStrategy.on_window_close() if cfg["emitStrategy"] == "onWindowClose" else ss.EmitStrategy.on_window_update()
     schema = StructType([StructField("key", StringType()), StructField("ts", TimestampType()), StructField("value", StringType())])
     driver = TestDriver(spark, schema, timestamp="ts")
-    out = ss.aggregate_windowed(
-        driver.input, key="key", timestamp="ts", windows=_windows(window),
-        aggregations=[_aggregation(cfg["aggregation"]).alias("agg")], emit=emit, name=name,
-    )
+    if fails_at_build(v):
+        try:
+            # Our window builders refuse invalid values with ValueError ("... must be > 0 ...").
+            kind = _invalid_window(window)
+            expect_build_error(v, kind and (kind, "must be >"), lambda: _aggregate(driver.input, cfg, name))
+        finally:
+            driver.stop()
+        return
+    out = _aggregate(driver.input, cfg, name)
     retractions = "retraction" in out.columns
     cols = [F.col("key"), F.unix_millis("window.start").alias("ws"), F.unix_millis("window.end").alias("we"),
             F.col("agg"), F.unix_millis("ts").alias("ts_ms")]
@@ -77,27 +129,20 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
     driver.start(out.select(*cols))
 
     # Per key, the outputs of a step must match in order (across windows too); across keys order is free.
-    expected: Dict[int, Dict[Any, List[Tuple[Any, int]]]] = defaultdict(lambda: defaultdict(list))
-    for o in v.get("expected", []):
-        expected[o["after_seq"]][o["key"]].append(((o["window_start"], o["window_end"], o["value"]), o["ts"]))
-    steps: Dict[int, List[Dict[str, Any]]] = defaultdict(list)
-    for r in v["input"]:
-        steps[r["seq"]].append(r)
+    expected = group_expected(
+        v.get("expected", []), lambda o: o["key"], lambda o: (o["window_start"], o["window_end"], o["value"])
+    )
+    steps = records_by_step(v["input"])
+
+    def feed(seq: int):
+        rows = [(r["key"], ts(r["ts"]), None if r["value"] is None else str(r["value"])) for r in steps.get(seq, [])]
+        return driver.step(rows) if rows or seq in expected else []
+
+    def render(r):
+        value = None if retractions and r["retraction"] else r["agg"]
+        return r["key"], ((r["ws"], _kafka_end(window, r["we"]), value), r["ts_ms"])
+
     try:
-        last = max([max(steps, default=-1), max(expected, default=-1)])
-        for seq in range(last + 1):
-            rows = [(r["key"], ts(r["ts"]), None if r["value"] is None else str(r["value"])) for r in steps.get(seq, [])]
-            emitted = driver.step(rows) if rows or seq in expected else []
-            actual: Dict[Any, List[Tuple[Any, int]]] = defaultdict(list)
-            for r in emitted:
-                value = None if retractions and r["retraction"] else r["agg"]
-                actual[r["key"]].append(((r["ws"], _kafka_end(window, r["we"]), value), r["ts_ms"]))
-            compare_step(seq, expected.get(seq, {}), actual)
-        wanted = v.get("expected_metrics")
-        if wanted:
-            got = ss.metrics(driver.query).get(name, {})
-            for metric, value in wanted.items():
-                if not close(got.get(metric, float("nan")), value):
-                    raise Mismatch(f"after the last step: metric {metric} expected {value}, got {got.get(metric)}")
+        run_steps(v, name, driver, steps, expected, feed, render)
     finally:
         driver.stop()

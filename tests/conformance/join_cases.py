@@ -10,27 +10,28 @@ runner's session has one shuffle partition, so the join has one shard, as the Ka
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Tuple
 
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
 import spark_suppress as ss
+from spark_suppress.join import GRACE_EXCEEDS_HISTORY, GRACE_NEEDS_VERSIONED_TABLE
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, Skip, close, compare_step, group_expected, ts
+from .common import Mismatch, expect_build_error, fails_at_build, group_expected, run_steps, ts
 
 KEY_TYPES = {"int32": IntegerType(), "int64": LongType(), "string": StringType()}
 
-# The build-time errors and their counterpart here: grace, history retention (None = a non-versioned table), and
-# whether the table changelog is filtered first (Kafka's "inherited materialization": a filtered non-versioned
-# table is still non-versioned here).
-BUILD_ERRORS = {
-    "join.error_grace_longer_than_history": (6 * 60_000, 5 * 60_000, False),
-    "join.error_grace_on_inherited_non_versioned_table": (6, None, True),
-    "join.error_grace_on_non_versioned_table": (6, None, False),
-}
+# Sides of a stream-table join; left_table/right_table belong to KTable-KTable joins.
+SIDES = ("stream", "table")
+
+
+def skip_reason(v: Dict[str, Any]) -> Optional[str]:
+    other = sorted({r["side"] for r in v.get("input", [])} - set(SIDES))
+    if other:
+        return f"input sides {other} have no counterpart in a stream-table join"
+    return None
 
 
 def _separator(cfg: Dict[str, Any]) -> str:
@@ -58,75 +59,69 @@ def _inputs(driver: TestDriver, key_type):
     return stream, table
 
 
-def run(spark, v: Dict[str, Any], name: str) -> None:
-    if v.get("error_at") is not None:
-        return _build_error(spark, v, name)
-    cfg = v["config"]
-    sep = _separator(cfg)
-    versioned = cfg["table"]["versioned"]
-    driver = TestDriver(spark)
-    stream, table = _inputs(driver, KEY_TYPES[cfg["keyType"]])
-    joined = ss.join_versioned(
+def _join(stream, table, cfg: Dict[str, Any], name: str):
+    """The join as the config describes it. ``table.filtered``: the table reaches the join through a stateless
+    filter. The vocabulary names no predicate, so the filter keeps every row: what matters is that a filtered
+    table is still the same (non-)versioned table, as Kafka's inherited materialization is."""
+    t = cfg["table"]
+    versioned = t.get("versioned", False)
+    if t.get("filtered"):
+        table = table.where(F.lit(True))
+    return ss.join_versioned(
         stream,
         table,
         on="key",
         stream_timestamp="ts",
         table_timestamp="ts",
-        grace=cfg["graceMs"],
-        history_retention=cfg["table"]["historyRetentionMs"] if versioned else None,
-        how=cfg["joinType"],
+        grace=cfg.get("graceMs"),
+        history_retention=t.get("historyRetentionMs") if versioned else None,
+        how=cfg.get("joinType", "inner"),
         tombstone="deleted",
         name=name,
     )
-    driver.start(joined.select("key", "sv", "tv", F.unix_millis("ts").alias("ts_ms")))
+
+
+def _build_error_kind(cfg: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+    """(kind, marker in our message) of the error this config must raise when the join is built, or None."""
+    t, grace = cfg["table"], cfg.get("graceMs")
+    if grace is None:
+        return None
+    if not t.get("versioned"):
+        return "grace on a non-versioned table", GRACE_NEEDS_VERSIONED_TABLE
+    retention = t.get("historyRetentionMs")
+    if retention is not None and grace > retention:
+        return "grace longer than the table's history retention", GRACE_EXCEEDS_HISTORY
+    return None
+
+
+def run(spark, v: Dict[str, Any], name: str) -> None:
+    cfg = v["config"]
+    driver = TestDriver(spark)
+    stream, table = _inputs(driver, KEY_TYPES[cfg.get("keyType", "string")])
+    if fails_at_build(v):
+        try:
+            expect_build_error(v, _build_error_kind(cfg), lambda: _join(stream, table, cfg, name))
+        finally:
+            driver.stop()
+        return
+    sep = _separator(cfg)
+    driver.start(_join(stream, table, cfg, name).select("key", "sv", "tv", F.unix_millis("ts").alias("ts_ms")))
     expected = group_expected(v.get("expected", []), lambda o: (o["key"],))
     records = {r["seq"]: r for r in v["input"]}
-    metrics_expected = v.get("expected_metrics") or []
+
+    def feed(seq: int):
+        r = records.get(seq)
+        if r is None:
+            return driver.advance()
+        if r["side"] == "stream":
+            return driver.step([(r["key"], ts(r["ts"]), r["value"])], input="stream")
+        return driver.step([(r["key"], ts(r["ts"]), r["value"], r["value"] is None)], input="table")
+
+    def render(o):
+        tv = "null" if o["tv"] is None else o["tv"]
+        return (o["key"],), (f"{o['sv']}{sep}{tv}", o["ts_ms"])
+
     try:
-        last = max([max(records, default=-1), max(expected, default=-1)])
-        for seq in range(last + 1):
-            r = records.get(seq)
-            if r is None:
-                emitted = driver.advance()
-            elif r["side"] == "stream":
-                emitted = driver.step([(r["key"], ts(r["ts"]), r["value"])], input="stream")
-            elif r["side"] == "table":
-                emitted = driver.step([(r["key"], ts(r["ts"]), r["value"], r["value"] is None)], input="table")
-            else:
-                raise Skip(f"input side {r['side']!r} has no counterpart in a stream-table join")
-            actual = defaultdict(list)
-            for o in emitted:
-                tv = "null" if o["tv"] is None else o["tv"]
-                actual[(o["key"],)].append((f"{o['sv']}{sep}{tv}", o["ts_ms"]))
-            compare_step(seq, expected.get(seq, {}), actual)
-            for m in metrics_expected:
-                if m["after_seq"] == seq:
-                    got = ss.metrics(driver.query).get(name, {})
-                    for metric, want in m.items():
-                        if metric != "after_seq" and not close(got.get(metric, float("nan")), want):
-                            raise Mismatch(f"after seq {seq}: metric {metric} expected {want}, got {got.get(metric)}")
+        run_steps(v, name, driver, records, expected, feed, render)
     finally:
         driver.stop()
-
-
-def _build_error(spark, v: Dict[str, Any], name: str) -> None:
-    if v["id"] not in BUILD_ERRORS:
-        raise Mismatch(f"no counterpart defined for the build error {v['expected_error']!r}")
-    grace, retention, filtered = BUILD_ERRORS[v["id"]]
-    wanted = re.search(r"'([^']*)'", v["expected_error"]).group(1)
-    driver = TestDriver(spark)
-    stream, table = _inputs(driver, IntegerType())
-    if filtered:
-        table = table.where(F.col("tv").isNotNull())
-    try:
-        ss.join_versioned(
-            stream, table, on="key", stream_timestamp="ts", table_timestamp="ts", grace=grace,
-            history_retention=retention, tombstone="deleted", name=name,
-        )
-    except Exception as e:  # ValueError from the Python checks, IllegalArgumentException from the JVM's
-        if wanted in str(e):
-            return
-        raise Mismatch(f"expected {wanted!r}, got {type(e).__name__}: {str(e)[:300]}")
-    finally:
-        driver.stop()
-    raise Mismatch(f"expected {wanted!r} when the join is built")

@@ -48,8 +48,9 @@ def session():
 
 
 def handlers():
-    """The module that runs each vector feature: its ``run``, and optionally ``KAFKA_ONLY`` (vector id -> why the
-    vector's Kafka-only error has no counterpart) and ``OPTIONAL_NOTE`` (added to an optional vector's reason)."""
+    """The module that runs each vector feature: its ``run``, and optionally ``skip_reason(v)`` (why a vector cannot
+    run here, e.g. a Kafka-only error, decided from its config) and ``optional_note(v)`` (added to an optional
+    vector's reason)."""
     from tests.conformance import suppress_cases
 
     table = {"suppress": suppress_cases}
@@ -69,11 +70,14 @@ def handlers():
 
 
 def skip_reason(module, v) -> Optional[str]:
-    """Why a vector is skipped (optional, or a Kafka-only error), or None when it runs."""
+    """Why a vector is skipped (optional, or what its config needs has no counterpart here), or None when it runs.
+
+    Decided from the vector's fields, never its id: the runner must work on vectors it has not seen."""
     if "optional" in v:
-        note = getattr(module, "OPTIONAL_NOTE", None)
+        note = getattr(module, "optional_note", lambda _: None)(v)
         return f"optional: {v['optional']}" + (f"; {note}" if note else "")
-    return getattr(module, "KAFKA_ONLY", {}).get(v["id"])
+    reason = getattr(module, "skip_reason", None)
+    return reason(v) if reason is not None else None
 
 
 def main(argv=None) -> int:

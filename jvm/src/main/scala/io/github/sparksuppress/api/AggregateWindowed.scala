@@ -1,8 +1,10 @@
 package io.github.sparksuppress.api
 
+import java.util.concurrent.atomic.AtomicInteger
+
 import org.apache.spark.sql.{Column, DataFrame}
 
-import io.github.sparksuppress.spark.WindowAggregatePlan
+import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest}
 import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
@@ -37,10 +39,27 @@ final case class AggregateWindowed(
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
   override def apply(df: DataFrame): DataFrame =
-    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(this))(WindowAggregatePlan.build(_, this))
+    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(this))(WindowAggregatePlan.build(_, request))
+
+  /** The operator in the adapter's terms; every rule that needs no DataFrame is checked here. */
+  private[sparksuppress] def request: WindowAggregateRequest = {
+    val operatorName = name.getOrElse(s"aggregate-windowed-${AggregateWindowed.unnamed.incrementAndGet()}")
+    val operator = s"aggregate_windowed '$operatorName'"
+    if (windows == null) {
+      throw new IllegalArgumentException(
+        s"$operator: windows must be TimeWindows, SlidingWindows or SessionWindows, e.g. " +
+          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).")
+    }
+    if (emit == null) {
+      throw new IllegalArgumentException(s"$operator: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
+    }
+    WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations)
+  }
 }
 
 object AggregateWindowed {
+  private val unnamed = new AtomicInteger()
+
   def apply(key: String, timestamp: String, windows: Windows, aggregations: Seq[Column], emit: EmitStrategy): AggregateWindowed =
     AggregateWindowed(Seq(key), timestamp, windows, aggregations, emit)
 }

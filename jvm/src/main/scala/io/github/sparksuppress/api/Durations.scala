@@ -12,12 +12,4 @@ private[sparksuppress] object Durations {
     }
     try d.toMillis catch { case _: ArithmeticException => Long.MaxValue }
   }
-
-  def millis(parameter: String, ms: Long, allowZero: Boolean): Long = {
-    if (ms < 0 || (!allowZero && ms == 0)) {
-      val bound = if (allowZero) ">= 0" else "> 0"
-      throw new IllegalArgumentException(s"$parameter must be $bound milliseconds, got $ms.")
-    }
-    ms
-  }
 }

@@ -1,8 +1,11 @@
 package io.github.sparksuppress.api
 
+import java.util.concurrent.atomic.AtomicInteger
+
 import org.apache.spark.sql.DataFrame
 
-import io.github.sparksuppress.spark.StreamTableJoinPlan
+import io.github.sparksuppress.core.StreamTableJoinSpec
+import io.github.sparksuppress.spark.join.{StreamTableJoinPlan, StreamTableJoinRequest, TableSide}
 import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
@@ -23,10 +26,42 @@ final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table
 
   /** Followed by another operator of this library, the join becomes the first step of one fused chain. */
   override def apply(stream: DataFrame): DataFrame =
-    ChainPlan.apply(stream, ChainStep.JoinStep(this))(StreamTableJoinPlan.build(_, this))
+    ChainPlan.apply(stream, ChainStep.JoinStep(this))(StreamTableJoinPlan.build(_, request))
+
+  /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */
+  private[sparksuppress] def request: StreamTableJoinRequest = {
+    if (table == null) throw new IllegalArgumentException("stream-table join: table must not be null.")
+    if (joined == null) throw new IllegalArgumentException("stream-table join: joined must not be null; use Joined.inner() or Joined.left().")
+    val name = joined.name.getOrElse(s"join-${StreamTableJoin.unnamed.incrementAndGet()}")
+    StreamTableJoinRequest(spec(name), joined.name, on, streamTimestamp,
+      TableSide(table.changelog, table.timestamp, table.tombstone, table.initialVersions))
+  }
+
+  /** The join's rules. The core owns the rules tying grace to the table's history; this adds the fix in the user's words. */
+  private def spec(name: String): StreamTableJoinSpec = {
+    val operator = s"stream-table join '$name'"
+    val grace = joined.gracePeriod.map(Durations.millis("gracePeriod", _))
+    val retention = table.historyRetention.map(Durations.millis("historyRetention", _))
+    StreamTableJoinSpec.graceViolation(grace, retention).foreach { rule =>
+      val fix = retention match {
+        case None =>
+          s"The grace period is ${grace.get} ms but the table is not versioned: " + Spelling.choose(
+            scala = "make it versioned with a history retention at least as long as the grace period " +
+              "(ChangelogTable.versioned(changelog, timestamp, historyRetention)), or drop the grace period.",
+            python = "pass history_retention (at least as long as grace), or drop grace.")
+        case Some(r) =>
+          s"The grace period is ${grace.get} ms but the table's history retention is $r ms; raise the history " +
+            s"retention to at least ${grace.get} ms or shorten the grace period."
+      }
+      throw new IllegalArgumentException(s"$operator: $rule $fix")
+    }
+    StreamTableJoinSpec(name, joined.joinType, grace, retention)
+  }
 }
 
 object StreamTableJoin {
+  private val unnamed = new AtomicInteger()
+
   def apply(on: String, streamTimestamp: String, table: ChangelogTable, joined: Joined): StreamTableJoin =
     StreamTableJoin(Seq(on), streamTimestamp, table, joined)
 }

@@ -1,10 +1,11 @@
 package io.github.sparksuppress.api
 
 import java.time.Duration
+import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.sql.DataFrame
 
-import io.github.sparksuppress.spark.SuppressPlan
+import io.github.sparksuppress.spark.suppress.{SuppressPlan, SuppressRequest, WindowColumnNames}
 import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 
 /**
@@ -34,9 +35,45 @@ final case class Suppress(
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
-  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(this))(SuppressPlan.build(_, this))
+  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(this))(SuppressPlan.build(_, request))
+
+  /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */
+  private[sparksuppress] def request: SuppressRequest = {
+    if (suppressed == null) throw new IllegalArgumentException("suppress: suppressed must not be null.")
+    val name = suppressed.name.getOrElse(s"suppress-${Suppress.unnamed.incrementAndGet()}")
+    val operator = s"suppress '$name'"
+    val windowNames = window.map {
+      case WindowColumns.Struct(c) => WindowColumnNames.Struct(c)
+      case WindowColumns.StartEnd(a, b) => WindowColumnNames.StartEnd(a, b)
+    }
+    val buffer = suppressed.bufferConfig
+    val (spec, clock, windowed) = suppressed match {
+      case t: Suppressed.TimeLimit =>
+        if (grace.isDefined) {
+          throw new IllegalArgumentException(
+            s"$operator: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
+              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
+        }
+        (t.spec(name), t.clock, None)
+      case w: Suppressed.WindowCloses =>
+        if (windowNames.isEmpty) {
+          throw new IllegalArgumentException(
+            s"$operator: untilWindowCloses needs windowed input: pass window (a struct column with start and end, " +
+              "as window() produces, or the start and end columns). Window close time is only defined for windowed " +
+              "computations.")
+        }
+        val g = grace.getOrElse(throw new IllegalArgumentException(
+          s"$operator: untilWindowCloses needs grace: how long after a window's end late updates may still arrive " +
+            "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none)."))
+        (w.spec(name, Durations.millis("grace", g)), SuppressionClock.EventTime, windowNames)
+    }
+    SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowed, tombstone,
+      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk)
+  }
 }
 
 object Suppress {
+  private val unnamed = new AtomicInteger()
+
   def apply(key: String, timestamp: String, suppressed: Suppressed): Suppress = Suppress(Seq(key), timestamp, suppressed)
 }

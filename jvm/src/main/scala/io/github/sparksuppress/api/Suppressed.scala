@@ -2,7 +2,7 @@ package io.github.sparksuppress.api
 
 import java.time.Duration
 
-import io.github.sparksuppress.core.BufferTimeRule
+import io.github.sparksuppress.core.{BufferTimeRule, SuppressionSpec}
 
 /**
  * What a suppression holds back and for how long, as Kafka's `Suppressed`. Immutable: every `with...` returns a
@@ -67,10 +67,37 @@ object Suppressed {
     }
 
     def timeToWaitForMoreEvents: Duration = Duration.ofMillis(timeLimitMs)
+
+    /** The core's rules for this rate limit: tombstones are emitted, since they are updates of the table. */
+    private[sparksuppress] def spec(operatorName: String): SuppressionSpec =
+      bufferSpec(operatorName, timeLimitMs, bufferConfig, dropTombstones = false, bufferTimeRule)
   }
 
   final case class WindowCloses private[api] (name: Option[String], bufferConfig: StrictBufferConfig)
       extends Suppressed {
     def withName(name: String): WindowCloses = copy(name = Some(checkName(name)))
+
+    /**
+     * The core's rules for final results: an entry's buffer time is its window's end and it leaves `grace`
+     * later; a deleted window is never a final result, so tombstones leave without being emitted.
+     */
+    private[sparksuppress] def spec(operatorName: String, graceMs: Long): SuppressionSpec =
+      bufferSpec(operatorName, graceMs, bufferConfig, dropTombstones = true, BufferTimeRule.First)
   }
+
+  /** A spill-to-disk buffer is unbounded here: RocksDB, not this library, keeps it within memory. */
+  private def bufferSpec(
+      operatorName: String,
+      timeLimitMs: Long,
+      b: BufferConfig,
+      dropTombstones: Boolean,
+      rule: BufferTimeRule): SuppressionSpec =
+    SuppressionSpec(
+      name = operatorName,
+      timeLimitMs = timeLimitMs,
+      maxRecords = if (b.spillsToDisk) Long.MaxValue else b.maxRecords,
+      maxBytes = if (b.spillsToDisk) Long.MaxValue else b.maxBytes,
+      whenFull = b.bufferFullStrategy,
+      dropTombstones = dropTombstones,
+      bufferTimeRule = rule)
 }

@@ -16,8 +16,7 @@ final case class StreamTableJoinSpec(
 
   require(graceMs.forall(_ >= 0), s"graceMs must be >= 0, got $graceMs")
   require(historyRetentionMs.forall(_ >= 0), s"historyRetentionMs must be >= 0, got $historyRetentionMs")
-  require(graceMs.isEmpty || historyRetentionMs.isDefined, StreamTableJoinSpec.GraceNeedsVersionedTable)
-  require(graceMs.forall(g => g <= historyRetentionMs.get), StreamTableJoinSpec.GraceExceedsHistory)
+  StreamTableJoinSpec.graceViolation(graceMs, historyRetentionMs).foreach(m => throw new IllegalArgumentException(m))
 
   def versioned: Boolean = historyRetentionMs.isDefined
 }
@@ -26,4 +25,12 @@ object StreamTableJoinSpec {
   /** Kafka's messages for the two rules that tie the grace period to the table. */
   val GraceNeedsVersionedTable = "KTable must be versioned to use a grace period in a stream table join."
   val GraceExceedsHistory = "History retention must be at least grace period."
+
+  /** The rule tying the grace period to the table's history that these break, as Kafka words it; None if none. */
+  def graceViolation(graceMs: Option[Long], historyRetentionMs: Option[Long]): Option[String] =
+    (graceMs, historyRetentionMs) match {
+      case (Some(_), None) => Some(GraceNeedsVersionedTable)
+      case (Some(g), Some(r)) if g > r => Some(GraceExceedsHistory)
+      case _ => None
+    }
 }

@@ -58,8 +58,6 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
 
   def get(key: K): Option[BufferedRecord[K, V]] = Option(find(key))
 
-  def contains(key: K): Boolean = find(key) != null
-
   /**
    * Inserts `key` or updates its entry. An update replaces value, timestamp and size; its buffer time follows
    * [[rule]]: kept under [[BufferTimeRule.First]], replaced under [[BufferTimeRule.Latest]].
@@ -103,16 +101,6 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     e
   }
 
-  /** Evicts oldest-first while `condition` holds for the oldest entry; returns how many were evicted. */
-  def evictWhile(condition: BufferedRecord[K, V] => Boolean)(emit: BufferedRecord[K, V] => Unit): Int = {
-    var n = 0
-    while (count > 0 && condition(first(bucketsById(bucketIds(0))))) {
-      emit(evictOldest())
-      n += 1
-    }
-    n
-  }
-
   /** Removes `key`'s entry if present and returns it. */
   def remove(key: K): Option[BufferedRecord[K, V]] = {
     val e = find(key)
@@ -129,16 +117,6 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       while (j < b.size) { f(b.entries(j)); j += 1 }
       i += 1
     }
-  }
-
-  def clear(): Unit = {
-    java.util.Arrays.fill(table.asInstanceOf[Array[AnyRef]], null)
-    java.util.Arrays.fill(bucketsById.asInstanceOf[Array[AnyRef]], null)
-    java.util.Arrays.fill(byTimeIds, 0)
-    bucketCount = 0
-    freeCount = 0
-    count = 0
-    bytes = 0L
   }
 
   private[this] def find(key: K): Entry[K, V] = {
@@ -160,7 +138,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     leaveBucket(e)
   }
 
-  // ---- entries within a bucket ----
+  // Entries within a bucket.
 
   private[this] def joinBucket(e: Entry[K, V]): Unit = {
     val b = bucketFor(e.bufferTime)
@@ -298,7 +276,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     e.slot = i
   }
 
-  // ---- buckets: a binary min-heap of ids by time, found by time through `byTimeIds` ----
+  // Buckets: a binary min-heap of ids by time, found by time through `byTimeIds`.
 
   private[this] def bucketFor(time: Long): Bucket[K, V] = {
     val mask = byTimeIds.length - 1

@@ -11,13 +11,13 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.MetricsRegistry
 import io.github.sparksuppress.testing.TestDriver
 
 /**
  * The one entry point the Python package calls through py4j. Arguments cross as primitives: DataFrames, strings
  * and JSON documents of plain values (durations in milliseconds); results come back as DataFrames or JSON.
- * Every configuration is rebuilt here through the public Scala API, so Python gets the same validation.
+ * Every configuration is rebuilt here through the public Scala API, so Python gets the same validation, with
+ * messages in the Python API's spelling ([[Spelling]]): Python itself checks only the types of its arguments.
  */
 object PythonFacade {
   private val mapper = new ObjectMapper()
@@ -32,7 +32,7 @@ object PythonFacade {
    * {"start": s, "end": e}), graceMs (null or ms), tombstone (null or column), and suppressed: {mode,
    * timeLimitMs, bufferTime, clock, name, buffer: {maxRecords, maxBytes, whenFull}} (null bounds = none).
    */
-  def suppress(df: DataFrame, specJson: String): DataFrame = {
+  def suppress(df: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val keys = spec.get("key").elements().asScala.map(_.asText()).toSeq
     val window = optional(spec, "window").map { w =>
@@ -57,6 +57,10 @@ object PythonFacade {
         if (optional(s, "bufferTime").exists(_.asText() == "latest")) t = t.withTimerReset()
         t
       case "untilWindowCloses" =>
+        if (optional(s, "bufferTime").exists(_.asText() == "latest")) {
+          throw new IllegalArgumentException("withTimerReset() applies to untilTimeLimit only: final results leave " +
+            "when their window closes, whatever the updates' timestamps.")
+        }
         buffer match {
           case strict: StrictBufferConfig => Suppressed.untilWindowCloses(strict)
           case eager =>
@@ -84,38 +88,36 @@ object PythonFacade {
     }
   }
 
-  // ---- stream-table join (KIP-923 on KIP-889) --------------------------------------------------------------
+  // Stream-table join (KIP-923 on KIP-889).
 
   /**
    * Builds a stream-table join. `specJson` holds: on (list), streamTimestamp, tableTimestamp, graceMs (null for
    * none), historyRetentionMs (null: a non-versioned table), how ("inner" or "left"), tombstone (null or a
    * column) and name (null or a string). `initialVersions` is a static DataFrame, or null.
    */
-  def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = {
+  def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val changelog = ChangelogTable.nonVersioned(table, spec.get("tableTimestamp").asText())
     val retained = optional(spec, "historyRetentionMs").map(r => changelog.withHistoryRetention(Duration.ofMillis(r.asLong())))
       .getOrElse(changelog)
     val tombstoned = optional(spec, "tombstone").map(t => retained.withTombstone(t.asText())).getOrElse(retained)
     val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
-    val how = io.github.sparksuppress.core.JoinType.fromName(spec.get("how").asText())
-    val base = if (how == io.github.sparksuppress.core.JoinType.Left) Joined.left() else Joined.inner()
+    val base = Joined.forHow(spec.get("how").asText())
     val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
     val joined = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
     val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
     StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
   }
 
-  // ---- end of stream-table join ----------------------------------------------------------------------------
 
-  // ---- windowed aggregation with emit strategies (KIP-825) ----------------------------------------------
+  // Windowed aggregation with emit strategies (KIP-825).
 
   /**
    * Builds a windowed aggregation. `specJson` holds: key (list), timestamp, windows ({type: "time", sizeMs,
    * advanceMs, graceMs} | {type: "sliding", timeDifferenceMs, graceMs} | {type: "session", gapMs, graceMs}),
    * emit ("onWindowClose" | "onWindowUpdate") and name (or null); `aggregations` are the aggregate columns.
    */
-  def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = {
+  def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val op = AggregateWindowed(
       key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
@@ -134,7 +136,7 @@ object PythonFacade {
    * Builds a non-windowed aggregation (Kafka's KTable aggregation). `specJson` holds: key (list), timestamp and
    * name (or null); `aggregations` are the aggregate columns.
    */
-  def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = {
+  def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val op = Aggregate(
       key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
@@ -154,15 +156,15 @@ object PythonFacade {
   }
 
   /** The aggregate column folding `column` with a [[StringFold]] (Kafka's test aggregation). */
-  def stringFold(column: Column, initial: String, separator: String): Column = StringFold.column(column, initial, separator)
+  def stringFold(column: Column, initial: String, separator: String): Column =
+    Spelling.forPython(StringFold.column(column, initial, separator))
 
-  // ---- end of windowed aggregation ---------------------------------------------------------------------
 
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String =
-    mapper.writeValueAsString(MetricsRegistry.forQuery(query).map { case (k, v) => k -> v.asJava }.asJava)
+    mapper.writeValueAsString(Metrics.forQuery(query).map { case (k, v) => k -> v.asJava }.asJava)
 
-  // ---- testing -------------------------------------------------------------------------------------------
+  // Testing.
 
   def testDriver(spark: SparkSession): TestDriver = TestDriver(spark)
 

@@ -10,7 +10,9 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.{KeyEncoding, MetricsRegistry, SparkSessionSuite}
+import io.github.sparksuppress.api.Metrics
+import io.github.sparksuppress.spark.SparkSessionSuite
+import io.github.sparksuppress.spark.common.KeyEncoding
 import io.github.sparksuppress.testing.TestDriver
 
 /**
@@ -66,7 +68,7 @@ class BadInputSuite extends SparkSessionSuite {
         assert(d.stepInput("tiers", Seq(Row("a", ts(T0), "gold"), Row(null, ts(T0), "lost"))) === Nil)
         val out = d.stepInput("orders", Seq(Row("a", ts(T0 + 1), 1L), Row(null, ts(T0 + 1), 2L)))
         assert(out.map(r => (r.getString(0), r.getLong(2), r.getString(3))).toSet === expected)
-        val m = MetricsRegistry.forQuery(d.streamingQuery)("nulls")
+        val m = Metrics.forQuery(d.streamingQuery)("nulls")
         assert(m("dropped-null-table-key-total") === 1.0)
         assert(m("dropped-null-key-or-value-total") === (if (joined.joinType.emitsWithoutTableValue) 0.0 else 1.0))
       } finally d.stop()
@@ -152,7 +154,7 @@ class BadInputSuite extends SparkSessionSuite {
     def windows(rows: Seq[Row]) = rows.map(r => (r.getString(0), r.getStruct(1).getTimestamp(0).getTime, r.getLong(2)))
     try {
       assert(d.step(Row("a", ts(-5000), 1L), Row("a", ts(0), 2L), Row("a", ts(999), 3L)) === Nil)
-      assert(MetricsRegistry.forQuery(d.streamingQuery)("time-range")("dropped-records-total") === 1.0)
+      assert(Metrics.forQuery(d.streamingQuery)("time-range")("dropped-records-total") === 1.0)
       assert(windows(d.step(Row("b", ts(1000), 4L))) === Seq(("a", 0L, 2L)), "the window [0, 1000) closes at 1000")
       assert(windows(d.step(Row("c", ts(max - 1500), 5L))) === Seq(("b", 1000L, 1L)))
       assert(windows(d.step(Row("c", ts(max), 6L))) === Seq(("c", max - 1500 - Math.floorMod(max - 1500, 1000L), 1L)),
@@ -245,7 +247,7 @@ class BadInputSuite extends SparkSessionSuite {
       assert(eager.step(Row("small", ts(T0), "s")) === Nil)
       val out = eager.step(Row("big", ts(T0 + 1), big))
       assert(out.map(_.getString(0)).toSet === Set("small", "big"), "the oldest first, then the oversized record itself")
-      assert(MetricsRegistry.forQuery(eager.streamingQuery)("eager")("suppression-buffer-count-current") === 0.0)
+      assert(Metrics.forQuery(eager.streamingQuery)("eager")("suppression-buffer-count-current") === 0.0)
     } finally eager.stop()
     val strict = onePartition(suppressDriver(schema, Seq("key"),
       Suppressed.untilTimeLimit(ms(10), BufferConfig.maxBytes(200).shutDownWhenFull()).withName("strict")))
@@ -286,7 +288,7 @@ class BadInputSuite extends SparkSessionSuite {
       ("no watermark", () => unwatermarked.transform(Suppress("key", "ts", timeLimit(1))), "has no event-time watermark"),
       ("missing key column", () => stream.transform(Suppress("user", "ts", timeLimit(1))), "key 'user' is not a column of the input"),
       ("missing timestamp column", () => stream.transform(Suppress("key", "time", timeLimit(1))), "timestamp 'time' is not a column"),
-      ("key listed twice", () => stream.transform(Suppress(Seq("key", "KEY"), "ts", timeLimit(1))), "key lists key more than once"),
+      ("key listed twice", () => stream.transform(Suppress(Seq("key", "KEY"), "ts", timeLimit(1))), "key lists 'key' more than once"),
       ("key is the timestamp", () => stream.transform(Suppress(Seq("ts"), "ts", timeLimit(1))), "key column 'ts' is also the event-time"),
       ("ambiguous column", () => stream.select(col("*"), lit("x").as("Key")).transform(Suppress("KEY", "ts", timeLimit(1))), "is ambiguous"),
       ("reserved column name (suppress)", () => stream.withColumn("__spark_suppress_key", lit(1)).transform(Suppress("key", "ts", timeLimit(1))),

@@ -14,7 +14,8 @@ import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress, T
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.{MetricsRegistry, SparkSessionSuite}
+import io.github.sparksuppress.api.Metrics
+import io.github.sparksuppress.spark.SparkSessionSuite
 
 /**
  * Memory and load: a bounded buffer stays bounded however many keys stream through (read from Spark's own state
@@ -55,7 +56,7 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
       assert(sizes.forall(_._1 == shards), s"one state row per shard: $sizes")
       assert(sizes.forall(_._2 <= bound), s"state bytes per batch $sizes exceed $bound")
       assert(sizes.last._2 <= sizes(1)._2 * 1.2, s"state grows: $sizes")
-      val buffered = MetricsRegistry.forQuery(query)("bounded-load")("suppression-buffer-count-current").toLong
+      val buffered = Metrics.forQuery(query)("bounded-load")("suppression-buffer-count-current").toLong
       assert(buffered === shards * maxRecords)
       assert(emitted.get + buffered === keys.toLong, "every key was emitted early or is still buffered")
       info(s"$keys keys: state rows and bytes after each batch: ${sizes.mkString(", ")}")

@@ -11,7 +11,7 @@ import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.MetricsRegistry
+import io.github.sparksuppress.api.Metrics
 
 /** One input stream of an operator under test: its schema and the column its watermark is on (None: no watermark). */
 final case class InputSpec(name: String, schema: StructType, watermarkOn: Option[String])
@@ -47,7 +47,7 @@ object OperatorsUnderTest {
   val T0: Long = 1704067200000L
 
   private def metric(query: StreamingQuery, operator: String, metric: String): Long =
-    MetricsRegistry.forQuery(query).get(operator).flatMap(_.get(metric)).map(_.toLong).getOrElse(0L)
+    Metrics.forQuery(query).get(operator).flatMap(_.get(metric)).map(_.toLong).getOrElse(0L)
 
   /**
    * Event times that mostly advance, with records out of order within `jitterMs` and, every few steps, a

@@ -11,7 +11,8 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.{MetricsRegistry, SparkSessionSuite}
+import io.github.sparksuppress.api.Metrics
+import io.github.sparksuppress.spark.SparkSessionSuite
 
 /**
  * Restarting from a checkpoint with a changed query: what Spark and spark-suppress allow, what they refuse, and
@@ -119,7 +120,7 @@ class QueryChangeSuite extends SparkSessionSuite {
     try {
       // a's record touched the only shard: every entry of it was compared with the new limit and left.
       assert(values(run).sorted === Seq("2)", "3)", "4)", "5)"))
-      assert(MetricsRegistry.forQuery(run.running)("disable-me")("suppression-buffer-count-current") === 0.0)
+      assert(Metrics.forQuery(run.running)("disable-me")("suppression-buffer-count-current") === 0.0)
     } finally run.stop()
   }
 

@@ -1,6 +1,7 @@
 package io.github.sparksuppress.reliability
 
-import io.github.sparksuppress.spark.{SparkSessionSuite, SuppressPlan}
+import io.github.sparksuppress.spark.SparkSessionSuite
+import io.github.sparksuppress.spark.suppress.SuppressPlan
 
 /**
  * Restart equivalence: every operator under test runs a generated stream once without interruption, then again

@@ -8,6 +8,7 @@ import org.apache.spark.sql.{DataFrame, Encoders, Row}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
+import io.github.sparksuppress.spark.common.WatermarkBypass
 
 /**
  * Pins down the Spark behaviours the adapters rely on (see DESIGN.md, "Known Spark traps"). If a Spark upgrade

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
+import io.github.sparksuppress.api.Metrics
 
 class StreamTableJoinSuite extends SparkSessionSuite {
 
@@ -32,7 +33,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
   private final class Join(val driver: TestDriver) {
     def order(rows: Row*): Seq[(String, Long, Long, String)] = out(driver.stepInput("orders", rows))
     def tier(rows: Row*): Seq[(String, Long, Long, String)] = out(driver.stepInput("tiers", rows))
-    def metrics: Map[String, Double] = MetricsRegistry.forQuery(driver.streamingQuery).head._2
+    def metrics: Map[String, Double] = Metrics.forQuery(driver.streamingQuery).head._2
     def stop(): Unit = driver.stop()
   }
 

@@ -3,12 +3,16 @@ package io.github.sparksuppress.spark
 import java.sql.Timestamp
 import java.time.Duration
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{col, struct}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
+import io.github.sparksuppress.api.Metrics
+import io.github.sparksuppress.spark.suppress.SuppressPlan
 
 class SuppressSuite extends SparkSessionSuite {
 
@@ -167,16 +171,19 @@ class SuppressSuite extends SparkSessionSuite {
       d.step(rec("a", "1", 0))
       d.step(rec("b", "1", 1))
       d.step(rec("c", "1", 2))
-      val m = MetricsRegistry.forQuery(d.streamingQuery)("metered")
+      val m = Metrics.forQuery(d.streamingQuery)("metered")
       assert(m("suppression-emit-total") === 1.0)
       assert(m("suppression-buffer-count-current") === 2.0)
       // Sampled after each batch: c was buffered in one batch and a let out in the next, so the peak was 3.
       assert(m("suppression-buffer-count-max") === 3.0)
       // 28 per entry + key (1 byte) + value columns: "value" (1 byte) and "deleted" (a boolean, 1 byte).
       assert(m("suppression-buffer-size-current") === 2.0 * (28 + 1 + 1 + 1))
-      // Spark's own progress report carries each batch's emitted count under the operator's observation name.
-      val observed = d.streamingQuery.recentProgress.flatMap(p => Option(p.observedMetrics.get("spark_suppress:metered")))
-      assert(observed.map(_.getAs[Long]("emitted")).sum === 1L)
+      // Spark's own progress report carries each batch's emitted count under the operator instance's observation
+      // name: spark_suppress:<operator name>#<instance>.
+      val observed = d.streamingQuery.recentProgress.flatMap(_.observedMetrics.asScala.collect {
+        case (name, row) if name.startsWith("spark_suppress:metered#") => row.getAs[Long]("emitted")
+      })
+      assert(observed.sum === 1L)
     } finally d.stop()
   }
 

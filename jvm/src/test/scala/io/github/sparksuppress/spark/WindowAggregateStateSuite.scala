@@ -5,11 +5,12 @@ import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark.window._
 
 /** The stored form of a key's windows, and the checks that keep a restart from misreading another query's state. */
 class WindowAggregateStateSuite extends AnyFunSuite {
 
-  private val aggregates: Array[WindowAggregate] = Array(
+  private val aggregates: Array[AggregateColumn] = Array(
     CountAggregate("n", Array.empty),
     SumAggregate("total", 0, LongType, LongType, OverflowMode.Fail),
     PositionalAggregate("first", 1, StringType, isLast = false, ignoreNulls = false))

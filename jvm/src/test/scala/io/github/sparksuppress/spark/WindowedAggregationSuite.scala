@@ -51,7 +51,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       assert(view(d.step(rec("c", 15))) === Seq(Seq("a", 0L, 10L, 2L, 5L, 4L), Seq("b", 0L, 10L, 1L, 1L, 9L)))
       assert(d.step(rec("a", 3, 100)) === Nil, "a record for a closed window is dropped")
       assert(view(d.step(rec("z", 40))) === Seq(Seq("a", 10L, 20L, 1L, 1L, 12L), Seq("c", 10L, 20L, 1L, 1L, 15L)))
-      assert(MetricsRegistry.forQuery(d.streamingQuery).head._2("dropped-records-total") === 1.0)
+      assert(Metrics.forQuery(d.streamingQuery).head._2("dropped-records-total") === 1.0)
     } finally d.stop()
   }
 
@@ -88,7 +88,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       val out = view(d.step(rec("a", 3, 30), rec("a", 25, 7), rec("a", 4, 1), rec("b", 2, 5), rec("a", 5, 9)))
       assert(out === Seq(Seq("a", 0L, 10L, 1L, 30L, 30L, 30L, 30L, 3L), Seq("b", 0L, 10L, 1L, 5L, 5L, 5L, 5L, 2L)))
       assert(view(d.step(rec("c", 30))) === Seq(Seq("a", 20L, 30L, 1L, 7L, 7L, 7L, 7L, 25L)))
-      assert(MetricsRegistry.forQuery(d.streamingQuery).head._2("dropped-records-total") === 2.0)
+      assert(Metrics.forQuery(d.streamingQuery).head._2("dropped-records-total") === 2.0)
     } finally d.stop()
   }
 
@@ -200,13 +200,13 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       d.step(rec("a", 100))
       d.step(Row(null, new Timestamp(50), 1L, "x"), Row("a", null, 1L, "x"))
       d.step(rec("a", 40))
-      val m = MetricsRegistry.forQuery(d.streamingQuery)("lateness")
+      val m = Metrics.forQuery(d.streamingQuery)("lateness")
       assert(m("dropped-records-total") === 3.0, "null key, null event time, and the late record at 40")
       assert(m("record-lateness-max") === 60.0)
       assert(m("record-lateness-avg") === (0 + 50 + 60) / 3.0, "records with an event time: 100, 50, 40")
       assert(m("window-aggregate-final-emit-total") === 0.0)
       d.step(rec("b", 200))
-      val after = MetricsRegistry.forQuery(d.streamingQuery)("lateness")
+      val after = Metrics.forQuery(d.streamingQuery)("lateness")
       assert(after("window-aggregate-final-emit-total") === 1.0)
       assert(after("window-aggregate-final-emit-latency-max") >= 0.0 && after("window-aggregate-final-emit-latency-max") < 60000.0)
     } finally d.stop()
@@ -226,7 +226,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
         q.processAllAvailable()
         stream.addData(Seq(rec("c", 100)))
         q.processAllAvailable()
-        val dropped = MetricsRegistry.forQuery(q).head._2("dropped-records-total")
+        val dropped = Metrics.forQuery(q).head._2("dropped-records-total")
         import scala.jdk.CollectionConverters._
         (rows.asScala.toSeq.map(r => (r.getString(0), r.getStruct(1).getTimestamp(0).getTime, r.get(2) match {
           case n: Long => n
@@ -255,7 +255,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       assert(d.outputSchema("window").dataType === StructType(Seq(StructField("start", TimestampNTZType), StructField("end", TimestampNTZType))))
       assert(out.map(r => (r.getString(0), Option(r.get(1)), r.getStruct(2).get(1), r.getLong(3), r.get(4))).sortBy(_._2.toString) ===
         Seq(("a", None, at(10000), 7L, at(2000)), ("a", Some(1), at(10000), 6L, at(3000))))
-      assert(MetricsRegistry.forQuery(d.streamingQuery)("two-keys")("dropped-records-total") === 1.0, "the all-null key")
+      assert(Metrics.forQuery(d.streamingQuery)("two-keys")("dropped-records-total") === 1.0, "the all-null key")
     } finally d.stop()
   }
 
@@ -284,7 +284,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(unsupported.contains("aggregation 'all' (collect_list) is not supported; supported: count, sum, min, max, avg"), unsupported)
     assert(build(aggregate(tumbling, close, count_distinct(col("label")).as("d"))).contains("DISTINCT"))
     val missing = build(aggregate(tumbling, close, sum("price").as("p")))
-    assert(missing.contains("the aggregations cannot be resolved against the input (columns [user, ts, amount, label])") &&
+    assert(missing.contains("the aggregations cannot be resolved against the input (columns ['user', 'ts', 'amount', 'label'])") &&
       missing.contains("price"), missing)
     assert(build(aggregate(tumbling, close, (sum("amount") + 1).as("s"))).contains("not a single aggregate function call"))
     assert(build(aggregate(tumbling, close, avg(lit(Duration.ofSeconds(1))).as("s"))).contains("avg supports numeric and decimal inputs"))
@@ -295,7 +295,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(build(AggregateWindowed(Seq("user"), "amount", tumbling, Seq(count("*")), close)).contains("timestamp column 'amount' must be a timestamp"))
     assert(build(AggregateWindowed(Seq("user"), "when", tumbling, Seq(count("*")), close)).contains("timestamp 'when' is not a column"))
     assert(build(AggregateWindowed(Seq(), "ts", tumbling, Seq(count("*")), close)).contains("key must name at least one column"))
-    assert(build(AggregateWindowed(Seq("user", "USER"), "ts", tumbling, Seq(count("*")), close)).contains("key lists user more than once"))
+    assert(build(AggregateWindowed(Seq("user", "USER"), "ts", tumbling, Seq(count("*")), close)).contains("key lists 'user' more than once"))
     assert(build(aggregate(tumbling, close, expr("count(*) FILTER (WHERE amount > 1)").as("f"))).contains("FILTER"))
     assert(build(AggregateWindowed(Seq("ts"), "ts", tumbling, Seq(count("*")), close)).contains("is also the event-time column"))
     assert(build(aggregate(tumbling, close, count("*").as("user"))).contains("two columns named 'user'"))

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.chain.ChainRecord
-import io.github.sparksuppress.spark.{AggregateBuffers, InputRecord, InternalInputRecord, WindowAggregate}
+import io.github.sparksuppress.spark.window.{AggregateBuffers, AggregateColumn, InputRecord, InternalInputRecord}
 
 /**
  * An aggregation node's view of its records. Inside a chain a node's input rows are made on the executor (by the
@@ -17,7 +17,7 @@ import io.github.sparksuppress.spark.{AggregateBuffers, InputRecord, InternalInp
  * @param inputsSchema their types
  */
 final class AggregateInputs(
-    val aggregates: Array[WindowAggregate],
+    val aggregates: Array[AggregateColumn],
     inputs: Array[Expression],
     inputsSchema: StructType,
     rowSchema: StructType)

@@ -7,7 +7,7 @@ import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, WindowBounds => Bounds}
-import io.github.sparksuppress.spark.WindowBounds
+import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
  * Everything the executors need to run one fused chain; built and checked on the driver.

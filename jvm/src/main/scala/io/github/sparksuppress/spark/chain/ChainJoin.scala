@@ -5,10 +5,10 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.api.{Durations, StreamTableJoin}
 import io.github.sparksuppress.core.StreamTableJoinSpec
-import io.github.sparksuppress.spark.{InputColumns, RowCodec}
+import io.github.sparksuppress.spark.common.{InputColumns, RowCodec}
 
 /** A join's table side as the fused plan reads it: the changelog and its columns, by their resolved names. */
-private[chain] final case class TableSide(
+private[chain] final case class ChainTableSide(
     changelog: DataFrame,
     keys: Seq[String],
     timestamp: String,
@@ -19,7 +19,7 @@ private[chain] final case class TableSide(
 private[chain] object ChainJoin {
 
   def resolve(j: StreamTableJoin, streamSchema: StructType, streamKeys: Array[Int], streamTs: Int, keySchema: StructType,
-      op: String): (JoinNodeSpec, TableSide) = {
+      op: String): (JoinNodeSpec, ChainTableSide) = {
     if (j.table == null) throw new IllegalArgumentException(s"$op: table must not be null.")
     if (j.joined == null) throw new IllegalArgumentException(s"$op: joined must not be null (Joined.inner() or Joined.left()).")
     if (j.table.initialVersions.isDefined) {
@@ -74,7 +74,7 @@ private[chain] object ChainJoin {
     val spec = StreamTableJoinSpec(op, j.joined.joinType, grace, retention)
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
     val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, streamKeys, streamValues)
-    (node, TableSide(table, tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
+    (node, ChainTableSide(table, tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
       tombstone.map(tableSchema(_).name), valueSchema))
   }
 }

@@ -3,7 +3,7 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter, Codec}
-import io.github.sparksuppress.spark.RowCodec
+import io.github.sparksuppress.spark.common.RowCodec
 
 /** Stores a [[ChainKey]]: its bytes, then its column values. */
 final class ChainKeyCodec(keySchema: StructType) extends Codec[ChainKey] with Serializable {

@@ -11,9 +11,12 @@ import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
-import io.github.sparksuppress.api._
-import io.github.sparksuppress.core._
-import io.github.sparksuppress.spark._
+import io.github.sparksuppress.api.{Aggregate, AggregateWindowed, BufferConfig, Durations, Suppress, Suppressed, WindowColumns}
+import io.github.sparksuppress.core.{BufferTimeRule, EmitMode, SessionWindowDefinition, SuppressionClock, SuppressionSpec, WindowDefinition}
+import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardKeys, ShardUdf, WatermarkBypass}
+import io.github.sparksuppress.spark.join.EventMillisUdf
+import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds}
+import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateResolver}
 
 /**
  * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver
@@ -95,7 +98,7 @@ object ChainPlan {
     }
 
     val r = new Resolution(schema, None)
-    var table: Option[TableSide] = None
+    var table: Option[ChainTableSide] = None
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
       checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
@@ -118,13 +121,13 @@ object ChainPlan {
     val millis = udf(new EventMillisUdf, LongType)
     val tableValue = table.map(_.valueSchema).getOrElse(StructType(Nil))
     def side(from: DataFrame, user: Column, keys: Seq[String], side: Int, value: Column, deleted: Column, ts: String): DataFrame = {
-      val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(WatermarkBypass.quote(k)).as(n) }: _*)
+      val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(ColumnNames.quote(k)).as(n) }: _*)
       from.select(
         user.as(RowColumn), keyBytes(keyValues).as(KeyColumn), ArrivalSequence.column.as(SeqColumn), keyValues.as(KeyValuesColumn),
         lit(side).as(SideColumn), value.as(TableRowColumn), deleted.as(TombstoneColumn),
-        millis(col(WatermarkBypass.quote(ts))).as(TimeColumn))
+        millis(col(ColumnNames.quote(ts))).as(TimeColumn))
     }
-    val userRow = struct(schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*)
+    val userRow = struct(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
     val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
     val internal = table match {
       case None =>
@@ -134,12 +137,12 @@ object ChainPlan {
           schema.fields(tsIdx).name).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, so no watermark column at all.
-        val stream = df.select(schema.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n)).as(n, schema(n).metadata)): _*)
+        val stream = df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
         val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
           lit(null).cast(BooleanType), schema.fields(tsIdx).name)
         val tableSide = side(t.changelog, lit(null).cast(schema), t.keys, ChainFunction.TableSide,
-          struct(tableValue.fieldNames.toSeq.map(n => col(WatermarkBypass.quote(n))): _*),
-          t.tombstone.map(c => col(WatermarkBypass.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
+          struct(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*),
+          t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
         streamSide.union(tableSide)
     }
     val grouped = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))

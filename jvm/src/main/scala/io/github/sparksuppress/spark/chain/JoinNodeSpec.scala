@@ -5,7 +5,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, JoinNode}
-import io.github.sparksuppress.spark.{EntrySize, RowCodec}
+import io.github.sparksuppress.spark.common.{EntrySize, RowCodec}
 
 /**
  * A stream-table join as a chain's first step. It forwards rows shaped as the stand-alone join's output: the

@@ -4,7 +4,7 @@ import org.apache.spark.sql.Row
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, KeyAggregateNode}
-import io.github.sparksuppress.spark.{AggregateBuffer, InputRecord}
+import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 
 /**
  * A non-windowed aggregation (Kafka's KTable aggregation) in a chain. It forwards rows of the key columns, the

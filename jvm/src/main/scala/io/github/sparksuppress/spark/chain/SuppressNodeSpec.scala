@@ -3,10 +3,9 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparksuppress.api.EntrySizeModel
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, SuppressNode, WindowBounds, WindowedKey}
-import io.github.sparksuppress.spark.{EntrySize, RowCodec}
+import io.github.sparksuppress.spark.common.{EntrySize, RowCodec}
 
 /**
  * A suppress in a chain. Its records' values are rows of its input (`inputSchema`); it forwards them unchanged.

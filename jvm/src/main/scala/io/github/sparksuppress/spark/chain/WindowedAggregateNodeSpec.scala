@@ -4,7 +4,7 @@ import org.apache.spark.sql.Row
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, WindowBounds, WindowedAggregateNode}
-import io.github.sparksuppress.spark.{AggregateBuffer, InputRecord}
+import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 
 /**
  * A windowed aggregation in a chain. It forwards rows shaped as the stand-alone operator's output: the key

@@ -1,0 +1,143 @@
+package io.github.sparksuppress.spark.common
+
+import java.lang.ref.WeakReference
+import java.util.UUID
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryListener}
+import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
+
+/**
+ * Driver-side registry of the operators built in this JVM and their metrics, by query.
+ *
+ * Each operator instance's output is observed (`Dataset.observe`) under a name of its own, which puts a
+ * per-batch emit count into `StreamingQueryProgress.observedMetrics` and so tells which query runs it: two
+ * queries with operators of the same name never share an entry. When a query terminates, its operators leave
+ * the registry and their last values are kept for the most recent [[KeptTerminated]] queries, so the registry
+ * stays bounded however many queries a driver runs. An operator that no query has run yet is held only as long
+ * as its plan is (weakly, through its accumulator), so DataFrames built and never started leave no trace. Gauges are sampled once per micro-batch, when the progress
+ * event arrives, for the averages and maxima of operators whose tasks do not sample them.
+ */
+private[sparksuppress] object MetricsRegistry {
+
+  /** How many terminated queries keep their operators' last values. */
+  val KeptTerminated = 64
+
+  /** A gauge as Kafka reports it: current value, average and maximum. */
+  final case class GaugeStats(current: Double, average: Double, maximum: Double)
+
+  final class Operator private[MetricsRegistry] (
+      val observationName: String,
+      val operatorName: String,
+      val accumulator: OperatorMetricsAccumulator,
+      describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]) {
+    private val samples = new ConcurrentHashMap[String, Array[Double]]() // gauge -> (sum, n, max)
+
+    private[MetricsRegistry] def sampleBatch(): Unit = {
+      val snap = accumulator.value
+      sampledGauges.foreach { g =>
+        val v = snap.gauge(g).toDouble
+        samples.compute(g, (_, s) => {
+          val a = if (s == null) Array(0.0, 0.0, Double.MinValue) else s
+          a(0) += v; a(1) += 1; a(2) = math.max(a(2), v)
+          a
+        })
+      }
+    }
+
+    /**
+     * A gauge's current value, average and maximum. Operators whose tasks sample the gauge as Kafka does (at
+     * every put and eviction) have task-side averages and maxima; the others are sampled once per micro-batch.
+     */
+    def gauge(snap: OperatorMetricsAccumulator.Snapshot, name: String): GaugeStats = {
+      val batch = Option(samples.get(name))
+      GaugeStats(
+        snap.gauge(name).toDouble,
+        snap.averages.getOrElse(name, batch.map(a => if (a(1) == 0) 0.0 else a(0) / a(1)).getOrElse(0.0)),
+        snap.maxima.get(name).map(_.toDouble).getOrElse(batch.map(_(2)).getOrElse(0.0)))
+    }
+
+    /** Kafka's three metrics of a gauge: `prefix-current`, `prefix-avg` and `prefix-max`. */
+    def gaugeMetrics(snap: OperatorMetricsAccumulator.Snapshot, prefix: String, name: String): Map[String, Double] = {
+      val g = gauge(snap, name)
+      Map(s"$prefix-current" -> g.current, s"$prefix-avg" -> g.average, s"$prefix-max" -> g.maximum)
+    }
+
+    @volatile private var sampledGauges: Seq[String] = Seq.empty
+    private[MetricsRegistry] def sampling(gauges: Seq[String]): this.type = { sampledGauges = gauges; this }
+
+    def metrics: Map[String, Double] = describe(accumulator.value, this)
+  }
+
+  private val instances = new AtomicLong()
+  /** Operators not yet seen terminated, by observation name; the plan that runs one keeps it alive. */
+  private val operators = new ConcurrentHashMap[String, WeakReference[Operator]]()
+  /** The observation names each running query (by run id) has reported. */
+  private val observedBy = new ConcurrentHashMap[UUID, java.util.Set[String]]()
+  /** The last values of recently terminated queries, oldest first. */
+  private val terminated = new java.util.LinkedHashMap[UUID, Map[String, Map[String, Double]]]()
+  private val listenedSessions = ConcurrentHashMap.newKeySet[SparkSession]()
+
+  def register(
+      spark: SparkSession,
+      kind: String,
+      operatorName: String,
+      sampledGauges: Seq[String])(describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]): Operator = {
+    val acc = new OperatorMetricsAccumulator
+    spark.sparkContext.register(acc, s"spark-suppress $kind $operatorName")
+    val observation = s"spark_suppress:$operatorName#${instances.incrementAndGet()}"
+    val op = new Operator(observation, operatorName, acc, describe).sampling(sampledGauges)
+    acc.owner = op
+    operators.values.removeIf(_.get == null)
+    operators.put(observation, new WeakReference(op))
+    if (listenedSessions.add(spark)) spark.streams.addListener(Listener)
+    op
+  }
+
+  /** The operators of `query`, by operator name: live values, or the last ones once it has terminated. */
+  def forQuery(query: StreamingQuery): Map[String, Map[String, Double]] = {
+    val kept = terminated.synchronized(Option(terminated.get(query.runId)))
+    kept.getOrElse {
+      val names = query.recentProgress.iterator
+        .flatMap(p => Option(p.observedMetrics).map(_.keySet.asScala).getOrElse(Nil)).toSet
+      names.iterator.flatMap(live).map(o => o.operatorName -> o.metrics).toMap
+    }
+  }
+
+  /** How many operators and terminated queries the registry holds (it must stay bounded). */
+  private[sparksuppress] def size: (Int, Int) = (operators.size, terminated.synchronized(terminated.size))
+
+  private def live(observation: String): Option[Operator] = Option(operators.get(observation)).flatMap(r => Option(r.get))
+
+  private def observations(progressNames: Iterable[String]): Iterable[String] = progressNames.filter(operators.containsKey)
+
+  private object Listener extends StreamingQueryListener {
+    override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+
+    override def onQueryProgress(event: QueryProgressEvent): Unit = {
+      val observed = observations(Option(event.progress.observedMetrics).map(_.keySet.asScala).getOrElse(Nil))
+      if (observed.nonEmpty) {
+        observedBy.computeIfAbsent(event.progress.runId, _ => ConcurrentHashMap.newKeySet[String]()).addAll(observed.asJavaCollection)
+        observed.foreach(n => live(n).foreach(_.sampleBatch()))
+      }
+    }
+
+    override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
+      val names = Option(observedBy.remove(event.runId)).map(_.asScala.toSeq).getOrElse(Nil)
+      val last = names.flatMap(live).map(o => o.operatorName -> o.metrics).toMap
+      names.filterNot(stillObserved).foreach(operators.remove)
+      if (last.nonEmpty) terminated.synchronized {
+        terminated.put(event.runId, last)
+        val it = terminated.keySet.iterator
+        while (terminated.size > KeptTerminated) { it.next(); it.remove() }
+      }
+    }
+
+    /** A DataFrame started twice runs one operator instance in two queries: it stays while either runs. */
+    private def stillObserved(name: String): Boolean = observedBy.values.asScala.exists(_.contains(name))
+  }
+}

@@ -1,0 +1,279 @@
+package io.github.sparksuppress.spark.join
+
+import org.apache.spark.sql.{Column, DataFrame, Encoders, KeyValueGroupedDataset, Row}
+import org.apache.spark.sql.api.java.UDF1
+import org.apache.spark.sql.functions.{col, count, lit, max, struct, udf}
+import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark.common._
+
+/**
+ * Builds the Spark plan of a stream-table join ([[StreamTableJoinRequest]]): two `flatMapGroupsWithState` operators in one query.
+ *
+ * Kafka's join keeps two clocks per task, across all its keys: the table's observed stream time (which writes
+ * are accepted, which lookups are expired) and the grace buffer's stream time (when buffered records are
+ * released). So the first operator, grouped by shard (one per state partition, like Kafka's tasks), holds only
+ * those clocks and the grace buffer ([[JoinSequenceFunction]]); it emits the accepted table writes and the
+ * stream records to join, in Kafka's order. The second, grouped by key, holds each key's version history and
+ * joins ([[JoinLookupFunction]]): a micro-batch rewrites only the keys it touches, and a shard's state stays
+ * bounded by the grace period times the stream's rate.
+ *
+ * Neither operator uses event-time timeouts: Spark refuses any stateful operator after one that does (its
+ * global-watermark correctness check), and the join needs none, since buffered records are released by later
+ * stream records, as in Kafka. For the same reason no watermark is needed on either input.
+ */
+private[sparksuppress] object StreamTableJoinPlan {
+  import StreamTableJoinLayout._
+
+  def build(stream: DataFrame, j: StreamTableJoinRequest): DataFrame = {
+    RuntimeCompatibility.check()
+    val name = j.spec.name
+    val operator = s"stream-table join '$name'"
+    val table = j.table
+    InputColumns.requireStreaming(stream, "the stream", operator)
+    InputColumns.requireStreaming(table.changelog, "the table changelog", operator)
+    if (j.on == null || j.on.isEmpty) throw new IllegalArgumentException(s"$operator: on must name at least one key column.")
+    InputColumns.distinct(j.on, "on", operator)
+
+    val streamSchema = InputColumns.operatorSchema(stream.schema, nullable = true, "the stream", operator)
+    val tableSchema = InputColumns.operatorSchema(table.changelog.schema, nullable = true, "the table changelog", operator)
+    val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray
+    val tableKeys = j.on.map(k => InputColumns.index(tableSchema, k, "key (on, table side)", operator)).toArray
+    streamKeys.zip(tableKeys).foreach { case (s, t) =>
+      val (sf, tf) = (streamSchema.fields(s), tableSchema.fields(t))
+      KeyEncoding.requireGroupable(sf.dataType, sf.name)
+      if (sf.dataType != tf.dataType) {
+        throw new IllegalArgumentException(
+          s"$operator: key column '${sf.name}' is ${sf.dataType.simpleString} on the stream side but " +
+            s"${tf.dataType.simpleString} on the table side; both sides need the same key type. Cast one side, " +
+            s"e.g. col(\"${tf.name}\").cast(\"${sf.dataType.simpleString}\").")
+      }
+    }
+    val streamTs = InputColumns.index(streamSchema, j.streamTimestamp, "stream timestamp", operator)
+    InputColumns.requireTimestamp(streamSchema, streamTs, "stream timestamp", operator)
+    val tableTs = InputColumns.index(tableSchema, table.timestamp, "table timestamp", operator)
+    InputColumns.requireTimestamp(tableSchema, tableTs, "table timestamp", operator)
+    val tombstone = table.tombstone.map { t =>
+      val i = InputColumns.index(tableSchema, t, "tombstone", operator)
+      InputColumns.requireBoolean(tableSchema, i, "tombstone", operator)
+      i
+    }
+    if (streamKeys.contains(streamTs)) {
+      throw new IllegalArgumentException(s"$operator: key column '${streamSchema.fields(streamTs).name}' is also the stream timestamp.")
+    }
+    (tombstone.toSeq :+ tableTs).find(tableKeys.contains).foreach { i =>
+      throw new IllegalArgumentException(
+        s"$operator: key column '${tableSchema.fields(i).name}' is also the table's timestamp or tombstone column.")
+    }
+    val tableValues = tableSchema.indices.filterNot(i => tableKeys.contains(i) || i == tableTs || tombstone.contains(i)).toArray
+    val tableValueSchema = StructType(tableValues.map(tableSchema.fields))
+    val clashes = tableValueSchema.fieldNames.filter(n => streamSchema.fieldNames.exists(_.equalsIgnoreCase(n)))
+    if (clashes.nonEmpty) {
+      throw new IllegalArgumentException(
+        s"$operator: the output would have two columns named ${clashes.mkString("'", "', '", "'")} (a stream column " +
+          "and a table value column). Rename one side first, e.g. table.withColumnRenamed(\"" + clashes.head +
+          "\", \"table_" + clashes.head + "\").")
+    }
+    streamSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+    tableValueSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+
+    val spec = j.spec
+    val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
+    val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues)
+    // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
+    val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
+      tombstone.map(tableSchema(_).name), tableValueSchema)
+    val seed = table.initialVersions.map(v => new InitialVersions(v, tableColumns, tableSchema, operator))
+    val op = registerMetrics(stream, name)
+
+    val keyEncoder = KeyEncoding.encoder(StructType(streamKeys.map(streamSchema.fields)))
+    val shards = ShardKeys.forPartitions(stream.sparkSession.sessionState.conf.numShufflePartitions)
+    val columns = new SideColumns(keyEncoder, shards)
+    val streamSide = stream.select(
+      columns.side(StreamSide, streamKeys.map(streamSchema(_).name).toSeq, streamSchema(streamTs).name,
+        streamRow = structOf(streamSchema),
+        valueNull = allNull(streamValues.toSeq.map(i => streamSchema.fields(i).name)),
+        tableRow = lit(null).cast(tableValueSchema),
+        tombstone = lit(null).cast(BooleanType)): _*)
+    val tableSide = table.changelog.select(
+      columns.side(TableSide, tableColumns.keys, tableColumns.timestamp,
+        streamRow = lit(null).cast(streamSchema),
+        valueNull = lit(false),
+        tableRow = structOf(tableValueSchema),
+        tombstone = tableColumns.tombstone.map(quoted).getOrElse(lit(null).cast(BooleanType))): _*)
+    val unioned = streamSide.union(tableSide)
+
+    val sequenceOut = Out.schema(streamSchema, tableValueSchema)
+    val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
+    val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
+    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut)
+
+    val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
+    val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
+    val lookupFn = new JoinLookupFunction(params, op.accumulator)
+    val joined = withState(keyGroups, seed.map(_.keyState(columns, j.explicitName, spec, op.accumulator)), lookupFn, outputSchema)
+    joined.observe(op.observationName, count(lit(1)).as("emitted"))
+  }
+
+  private type Grouped[V] = KeyValueGroupedDataset[Array[Byte], V]
+
+  /** `flatMapGroupsWithState` in append mode without timeouts, from `initial` state if there is one. */
+  private def withState(
+      groups: Grouped[Row],
+      initial: Option[Grouped[Array[Byte]]],
+      fn: (Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row],
+      output: StructType): DataFrame = {
+    val (state, out) = (Encoders.BINARY, Encoders.row(output))
+    initial match {
+      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), i)(fn)(state, out)
+      case None => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(fn)(state, out)
+    }
+  }
+
+  private def registerMetrics(stream: DataFrame, name: String): MetricsRegistry.Operator =
+    MetricsRegistry.register(stream.sparkSession, "join", name, Seq("grace-buffer-count", "grace-buffer-bytes")) { (snap, o) =>
+      def counter(n: String) = snap.counters.getOrElse(n, 0L).toDouble
+      Map(
+        "join-emit-total" -> counter("emitted"),
+        "dropped-records-total" ->
+          (counter("dropped-null-key-or-value") + counter("expired-table-writes") + counter("dropped-null-table-key")),
+        "dropped-null-key-or-value-total" -> counter("dropped-null-key-or-value"),
+        "expired-table-writes-total" -> counter("expired-table-writes"),
+        "dropped-null-table-key-total" -> counter("dropped-null-table-key"),
+        "late-records-joined-total" -> counter("late-joined")) ++
+        o.gaugeMetrics(snap, "grace-buffer-count", "grace-buffer-count") ++
+        o.gaugeMetrics(snap, "grace-buffer-size", "grace-buffer-bytes")
+    }
+
+  private def quoted(name: String): Column = col(ColumnNames.quote(name))
+
+  /** A struct of `schema`'s columns, without the watermark markers a nested field could otherwise keep. */
+  private def structOf(schema: StructType): Column = struct(schema.fields.toSeq.map(f => quoted(f.name).as(f.name, f.metadata)): _*)
+
+  /** True when every one of `names` is null; false when there are none (a row without value columns is not null). */
+  private def allNull(names: Seq[String]): Column =
+    if (names.isEmpty) lit(false) else names.map(n => quoted(n).isNull).reduce(_ && _)
+
+  /** The columns of one side's rows in the sequencer's input ([[StreamTableJoinLayout.In]]). */
+  private[spark] final class SideColumns(keyEncoder: KeyEncoding.Encoder, shards: Array[Array[Byte]]) {
+    private val keyBytes = udf(new KeyBytesUdf(keyEncoder, 0, windowed = false), BinaryType)
+    private val shardOf = udf(new ShardUdf(shards), BinaryType)
+    private val millis = udf(new EventMillisUdf, LongType)
+
+    def key(keys: Seq[String]): Column = keyBytes(struct(keys.map(quoted): _*))
+    def keyNull(keys: Seq[String]): Column = keys.map(k => quoted(k).isNull).reduce(_ || _)
+    def time(timestamp: String): Column = millis(quoted(timestamp))
+    def shard(key: Column): Column = shardOf(key)
+
+    def side(
+        side: Int,
+        keys: Seq[String],
+        timestamp: String,
+        streamRow: Column,
+        valueNull: Column,
+        tableRow: Column,
+        tombstone: Column): Seq[Column] = {
+      val k = key(keys)
+      Seq(lit(side), k, keyNull(keys), valueNull, time(timestamp), ArrivalSequence.column, streamRow, tableRow, tombstone,
+        shard(k)).zip(In.names).map { case (c, n) => c.as(n) }
+    }
+  }
+
+  /** The table's columns, by the names they resolved to; `values` are the value columns. */
+  private final case class TableColumns(keys: Seq[String], timestamp: String, tombstone: Option[String], values: StructType) {
+    def all: Seq[String] = keys ++ Seq(timestamp) ++ tombstone.toSeq ++ values.fieldNames
+  }
+
+  /** The table's initial versions as Spark's initial state of both operators. */
+  private final class InitialVersions(versions: DataFrame, table: TableColumns, tableSchema: StructType, operator: String) {
+
+    if (versions.isStreaming) {
+      throw new IllegalArgumentException(
+        s"$operator: initialVersions must be a static DataFrame (e.g. spark.read...), but it is streaming.")
+    }
+    /** The initial versions' name of each table column, checked for its type. */
+    private val named: Map[String, String] = table.all.map { n =>
+      val f = versions.schema.fields(InputColumns.index(versions.schema, n, "initialVersions column", operator))
+      val expected = tableSchema(n).dataType
+      if (f.dataType != expected) {
+        throw new IllegalArgumentException(
+          s"$operator: initialVersions column '$n' is ${f.dataType.simpleString} but the changelog's is " +
+            s"${expected.simpleString}; the initial versions need the changelog's columns and types.")
+      }
+      n -> f.name
+    }.toMap
+
+    private def rows(columns: SideColumns): DataFrame = {
+      val keys = table.keys.map(named)
+      val k = columns.key(keys)
+      versions.select(Seq(k, columns.shard(k), columns.time(named(table.timestamp)),
+        table.tombstone.map(t => quoted(named(t))).getOrElse(lit(false)),
+        struct(table.values.fields.toSeq.map(f => quoted(named(f.name)).as(f.name, f.metadata)): _*),
+        columns.keyNull(keys)).zip(Initial.names).map { case (c, n) => c.as(n) }: _*)
+    }
+
+    /** Per shard of a versioned table, its table time: the largest initial timestamp among its keys. */
+    def shardState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec)
+        : Option[Grouped[Array[Byte]]] =
+      if (!spec.versioned) None
+      else Some(rows(columns).where(!col(Initial.name(Initial.KeyNull))).groupBy(col(Initial.name(Initial.Shard)))
+        .agg(max(col(Initial.name(Initial.Time))))
+        .map(r => (r.getAs[Array[Byte]](0), JoinShardState.initial(r.getLong(1), explicitName)))(
+          Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY))
+
+    /** Per key, its versions (a versioned table) or its latest version (a non-versioned one). */
+    def keyState(columns: SideColumns, explicitName: Option[String], spec: StreamTableJoinSpec,
+        metrics: OperatorMetricsAccumulator): Grouped[Array[Byte]] = {
+      val input = rows(columns)
+      val build = new InitialKeyState(spec, explicitName, table.values, operator, metrics)
+      input.groupBy(col(Initial.name(Initial.Key))).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(input.schema))
+        .flatMapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
+    }
+  }
+}
+
+/**
+ * Builds one key's initial table state from its initial versions, applied in timestamp order. Rows with a null
+ * key are dropped and counted, as the changelog's are.
+ */
+private[spark] final class InitialKeyState(
+    spec: StreamTableJoinSpec,
+    explicitName: Option[String],
+    values: StructType,
+    operator: String,
+    metrics: OperatorMetricsAccumulator)
+    extends ((Array[Byte], Iterator[Row]) => Iterator[(Array[Byte], Array[Byte])]) with Serializable {
+  import StreamTableJoinLayout.Initial
+
+  @transient private lazy val rows = new RowCodec(values)
+
+  override def apply(key: Array[Byte], versions: Iterator[Row]): Iterator[(Array[Byte], Array[Byte])] = {
+    val all = versions.toArray
+    if (all.head.getBoolean(Initial.KeyNull)) {
+      if (metrics != null) metrics.count("dropped-null-table-key", all.length.toLong)
+      Iterator.empty
+    } else {
+      if (all.exists(_.isNullAt(Initial.Time))) {
+        throw new IllegalStateException(
+          s"$operator: an initial version has a null timestamp; every version needs one. Filter such rows out (or " +
+            "fill them) in the initialVersions DataFrame.")
+      }
+      val entry = TableEntry[Row](spec)
+      all.sortBy(_.getLong(Initial.Time)).foreach { r =>
+        val deleted = !r.isNullAt(Initial.Tombstone) && r.getBoolean(Initial.Tombstone)
+        entry.write(r.getLong(Initial.Time), if (deleted) null else r.getStruct(Initial.Value), TableStreamTime.None)
+      }
+      Iterator.single((key, JoinKeyState.write(entry, explicitName, rows)))
+    }
+  }
+}
+
+/** Epoch milliseconds of an event-time value (null stays null: the sequencer reports it). */
+private[spark] final class EventMillisUdf extends UDF1[Any, java.lang.Long] {
+  override def call(t: Any): java.lang.Long = if (t == null) null else SparkTime.millis(t)
+}

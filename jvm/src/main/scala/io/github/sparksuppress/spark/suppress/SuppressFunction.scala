@@ -1,0 +1,187 @@
+package io.github.sparksuppress.spark.suppress
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.streaming.GroupState
+import org.apache.spark.sql.types.StructType
+
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark.common._
+
+/**
+ * Everything the executors need to run one suppress operator; built and checked on the driver.
+ *
+ * @param inputSchema   the user's columns (watermark markers removed), which are buffered and emitted
+ * @param keyColumns    indices of the key columns in `inputSchema`
+ * @param valueColumns  indices of the columns whose size counts as the value's
+ * @param window        where the window's bounds are, for windowed input
+ * @param windowEndIsBufferTime true for `untilWindowCloses` (buffer time = window end)
+ */
+private[sparksuppress] final case class SuppressParams(
+    operatorName: String,
+    explicitName: Option[String],
+    spec: SuppressionSpec,
+    clock: SuppressionClock,
+    inputSchema: StructType,
+    timestampColumn: Int,
+    keyColumns: Array[Int],
+    valueColumns: Array[Int],
+    window: Option[WindowBounds],
+    windowEndIsBufferTime: Boolean,
+    tombstoneColumn: Option[Int],
+    sizeModel: EntrySizeModel,
+    sharded: Boolean,
+    epoch: Long)
+
+/**
+ * The function `flatMapGroupsWithState` calls for each group: one key (unbounded buffers) or one shard (bounded
+ * ones). Stream time is the watermark of this batch, advanced by the group's records in arrival order; entries
+ * already due at the watermark leave first, then each record is buffered as Kafka's processor would buffer it.
+ */
+private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumulator)
+    extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
+
+  import SuppressFunction._
+  require(p.epoch != NoEpoch)
+
+  @transient private lazy val rowCodec = new RowCodec(p.inputSchema)
+  private val n = p.inputSchema.length
+
+  override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+    val now = p.clock match {
+      case SuppressionClock.EventTime => state.getCurrentWatermarkMs()
+      case SuppressionClock.ProcessingTime => state.getCurrentProcessingTimeMs()
+    }
+    val samples = if (p.sharded && metrics != null) new AccumulatorSampler(metrics) else new SuppressionMetrics
+    val suppressor = new Suppressor[Array[Byte], Row](p.spec, isTombstone, samples)(KeyOps.bytes)
+    val buffer = suppressor.buffer
+    val restoredEpoch = state.getOption match {
+      case Some(bytes) => SuppressState.read(bytes, buffer, p.explicitName, p.operatorName, rowCodec)
+      case None => NoEpoch
+    }
+    // Kafka samples a buffer when it is opened: here, the first time this run sees the shard.
+    if (p.sharded && restoredEpoch != p.epoch) suppressor.sample()
+    // Entries restored from an earlier run of the query are counted in this run's gauges when first seen.
+    val (countBefore, bytesBefore) =
+      if (restoredEpoch == p.epoch) (buffer.numRecords.toLong, buffer.sizeBytes) else (0L, 0L)
+
+    val out = new ArrayBuffer[Row]()
+    val emitter = new SuppressionEmitter[Array[Byte], Row] {
+      def emit(record: BufferedRecord[Array[Byte], Row]): Unit = out += record.value
+    }
+
+    suppressor.evictExpired(now, emitter)
+    if (!state.hasTimedOut) {
+      val batch = rows.toArray
+      if (batch.length > 1) java.util.Arrays.sort(batch, BySeq)
+      var streamTime = now
+      var i = 0
+      while (i < batch.length) {
+        val row = batch(i)
+        val ts = eventMillis(row)
+        val bufferTime = p.clock match {
+          case SuppressionClock.ProcessingTime => now
+          case SuppressionClock.EventTime =>
+            if (ts > streamTime) streamTime = ts
+            if (p.windowEndIsBufferTime) windowEnd(row) else ts
+        }
+        val payload = userColumns(row)
+        suppressor.put(row.getAs[Array[Byte]](n), payload, ts, bufferTime, size(payload), streamTime, emitter)
+        i += 1
+      }
+    }
+
+    // An empty shard keeps its (tiny) state so that it is not counted as newly opened again.
+    if (buffer.isEmpty && !p.sharded) state.remove()
+    else {
+      state.update(SuppressState.write(buffer, p.explicitName, p.epoch, rowCodec))
+      val due = suppressor.nextDueStreamTime
+      if (due != Long.MaxValue) p.clock match {
+        // Spark fires a timeout once timeout < watermark; the entry is due once due <= stream time. Spark refuses
+        // timeouts <= 0: an entry due at exactly 1 ms after the epoch leaves once the watermark passes 1 ms.
+        case SuppressionClock.EventTime => state.setTimeoutTimestamp(math.max(1L, due - 1))
+        case SuppressionClock.ProcessingTime => state.setTimeoutDuration(math.max(1L, due - 1 - now))
+      }
+    }
+
+    if (metrics != null) {
+      metrics.count("emitted", suppressor.metrics.emitTotal)
+      if (p.sharded) {
+        val shard = java.util.Arrays.hashCode(group)
+        metrics.gauge("buffer-count", shard, buffer.numRecords.toLong)
+        metrics.gauge("buffer-bytes", shard, buffer.sizeBytes)
+      } else {
+        metrics.gaugeDelta("buffer-count", buffer.numRecords - countBefore)
+        metrics.gaugeDelta("buffer-bytes", buffer.sizeBytes - bytesBefore)
+      }
+    }
+    out.iterator
+  }
+
+  private val isTombstone: Row => Boolean = p.tombstoneColumn match {
+    case Some(c) => r => !r.isNullAt(c) && r.getBoolean(c)
+    case None => _ => false
+  }
+
+  private def eventMillis(row: Row): Long = {
+    if (row.isNullAt(p.timestampColumn)) {
+      throw new IllegalStateException(
+        s"${p.operatorName}: the event-time column '${p.inputSchema.fields(p.timestampColumn).name}' is null in an " +
+          "input row; every row needs an event time. Filter such rows out (or fill them) before the operator.")
+    }
+    val ms = WindowBounds.millis(row.get(p.timestampColumn))
+    // Spark's watermark never goes below 0, so stream time could not follow such records (Kafka refuses negative
+    // timestamps at its source too).
+    if (ms < 0 && p.clock == SuppressionClock.EventTime) {
+      throw new IllegalStateException(
+        s"${p.operatorName}: an input row has the event time ${row.get(p.timestampColumn)} (before 1970-01-01), " +
+          s"in column '${p.inputSchema.fields(p.timestampColumn).name}'. Spark's event-time watermark never goes " +
+          "below 1970-01-01, so suppress cannot keep time for such records. Filter them out, or shift the event " +
+          "times of the whole stream to after 1970 before the operator.")
+    }
+    ms
+  }
+
+  private def windowEnd(row: Row): Long = p.window.get.end(row, p.operatorName)
+
+  private def userColumns(row: Row): Row = {
+    val values = new Array[Any](n)
+    var i = 0
+    while (i < n) { values(i) = row.get(i); i += 1 }
+    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+  }
+
+  private def size(payload: Row): Long = {
+    val value = if (isTombstone(payload)) 0L else EntrySize.ofColumns(payload, p.inputSchema, p.valueColumns)
+    p.sizeModel match {
+      case EntrySizeModel.ValueBytes => value
+      case EntrySizeModel.Kafka =>
+        val window = if (p.window.isDefined) EntrySize.WindowOverhead else 0L
+        EntrySize.FixedOverhead + EntrySize.ofColumns(payload, p.inputSchema, p.keyColumns) + window + value
+    }
+  }
+
+  @transient private lazy val BySeq: java.util.Comparator[Row] =
+    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(n + 1), b.getLong(n + 1))
+}
+
+/** Forwards the core's per-put and per-eviction samples to the operator's accumulator (Kafka's sampling). */
+private final class AccumulatorSampler(acc: OperatorMetricsAccumulator) extends SuppressionMetrics {
+  override def sample(numRecords: Long, sizeBytes: Long): Unit = {
+    super.sample(numRecords, sizeBytes)
+    acc.sample("buffer-count", numRecords.toDouble)
+    acc.sample("buffer-bytes", sizeBytes.toDouble)
+    acc.max("buffer-count", numRecords)
+    acc.max("buffer-bytes", sizeBytes)
+  }
+}
+
+private[sparksuppress] object SuppressFunction {
+  private val NoEpoch = Long.MinValue
+
+  /** Internal columns appended after the user's: the encoded key, the arrival sequence, then the grouping column. */
+  val KeyColumn = "__spark_suppress_key"
+  val SeqColumn = "__spark_suppress_seq"
+  val GroupColumn = "__spark_suppress_group"
+}

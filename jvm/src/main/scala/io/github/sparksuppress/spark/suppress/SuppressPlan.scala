@@ -1,0 +1,147 @@
+package io.github.sparksuppress.spark.suppress
+
+import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
+import org.apache.spark.sql.api.java.UDF1
+import org.apache.spark.sql.functions.{col, count, lit, struct, udf}
+import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
+
+import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.core.SuppressionClock
+import io.github.sparksuppress.spark.common._
+
+/** Builds the Spark plan of a [[Suppress]]: checks the input, adds the internal columns, groups and calls
+ *  `flatMapGroupsWithState` with a [[SuppressFunction]]. */
+private[sparksuppress] object SuppressPlan {
+  val RocksDBProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+  def build(df: DataFrame, s: SuppressRequest): DataFrame = {
+    RuntimeCompatibility.check()
+    val name = s.name
+    val operator = s"suppress '$name'"
+    InputColumns.requireStreaming(df, "the input", operator)
+    InputColumns.requireNoUpstreamStatefulOperator(df, operator)
+    if (s.key == null || s.key.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
+    InputColumns.distinct(s.key, "key", operator)
+
+    val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
+    schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+    val keyIdx = s.key.map(k => InputColumns.index(schema, k, "key", operator)).toArray
+    keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
+    val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", operator)
+    InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
+    val tombIdx = s.tombstone.map { t =>
+      val i = InputColumns.index(schema, t, "tombstone", operator)
+      InputColumns.requireBoolean(schema, i, "tombstone", operator)
+      i
+    }
+    val window = s.window.map(resolveWindow(schema, _, operator))
+    val windowIdx: Set[Int] = s.window.toSeq.flatMap {
+      case WindowColumnNames.Struct(c) => Seq(InputColumns.index(schema, c, "window", operator))
+      case WindowColumnNames.StartEnd(a, b) =>
+        Seq(InputColumns.index(schema, a, "window start", operator), InputColumns.index(schema, b, "window end", operator))
+    }.toSet
+    val overlapping = keyIdx.filter(i => i == tsIdx || windowIdx.contains(i) || tombIdx.contains(i))
+    if (overlapping.nonEmpty) {
+      throw new IllegalArgumentException(
+        s"$operator: key column '${schema.fields(overlapping.head).name}' is also the event-time, window or tombstone column.")
+    }
+    val valueIdx = schema.indices.filterNot(i => keyIdx.contains(i) || i == tsIdx || windowIdx.contains(i) || tombIdx.contains(i)).toArray
+
+    if (s.clock == SuppressionClock.EventTime) InputColumns.requireWatermark(df, "the input", s.timestamp, operator)
+    if (s.spillToDisk) requireRocksDB(df, operator)
+    val windowed = s.window.isDefined
+    val spec = s.spec
+
+    val op = MetricsRegistry.register(df.sparkSession, "suppress", name, Seq("buffer-count", "buffer-bytes")) { (snap, o) =>
+      Map("suppression-emit-total" -> snap.counters.getOrElse("emitted", 0L).toDouble) ++
+        o.gaugeMetrics(snap, "suppression-buffer-count", "buffer-count") ++
+        o.gaugeMetrics(snap, "suppression-buffer-size", "buffer-bytes")
+    }
+
+    val params = SuppressParams(
+      operatorName = name,
+      explicitName = s.explicitName,
+      spec = spec,
+      clock = s.clock,
+      inputSchema = schema,
+      timestampColumn = tsIdx,
+      keyColumns = keyIdx,
+      valueColumns = valueIdx,
+      window = window,
+      windowEndIsBufferTime = windowed,
+      tombstoneColumn = tombIdx,
+      sizeModel = s.sizeModel,
+      sharded = s.sharded,
+      epoch = nextEpoch())
+
+    val keyInputs: Seq[Column] = keyIdx.toSeq.map(i => col(ColumnNames.quote(schema.fields(i).name))) ++
+      s.window.toSeq.flatMap {
+        case WindowColumnNames.Struct(c) =>
+          Seq(col(ColumnNames.quote(c) + ".start"), col(ColumnNames.quote(c) + ".end"))
+        case WindowColumnNames.StartEnd(a, b) => Seq(col(ColumnNames.quote(a)), col(ColumnNames.quote(b)))
+      }
+    val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(StructType(keyIdx.map(schema.fields))), keyIdx.length, window.isDefined), BinaryType)
+      .apply(struct(keyInputs: _*))
+
+    val bypassed = WatermarkBypass(df)
+    val userColumns = schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))
+    val withKey = bypassed.select(
+      userColumns ++ Seq(keyBytes.as(SuppressFunction.KeyColumn), ArrivalSequence.column.as(SuppressFunction.SeqColumn),
+        col(WatermarkBypass.AnchorColumn)): _*)
+    val (internal, groupColumn) =
+      if (!s.sharded) (withKey, SuppressFunction.KeyColumn)
+      else {
+        val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
+        val shardUdf = udf(new ShardUdf(shards), BinaryType)
+        (withKey.withColumn(SuppressFunction.GroupColumn, shardUdf(col(SuppressFunction.KeyColumn))), SuppressFunction.GroupColumn)
+      }
+
+    val timeout = s.clock match {
+      case SuppressionClock.EventTime => GroupStateTimeout.EventTimeTimeout()
+      case SuppressionClock.ProcessingTime => GroupStateTimeout.ProcessingTimeTimeout()
+    }
+    val fn = new SuppressFunction(params, op.accumulator)
+    val out = internal
+      .groupBy(col(groupColumn))
+      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(internal.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.BINARY, Encoders.row(schema))
+    out.observe(op.observationName, count(lit(1)).as("emitted"))
+  }
+
+  private def nextEpoch(): Long = {
+    var e = 0L
+    while (e == 0L || e == Long.MinValue) e = new java.util.Random().nextLong()
+    e
+  }
+
+  private def resolveWindow(schema: StructType, w: WindowColumnNames, operator: String): WindowBounds = w match {
+    case WindowColumnNames.Struct(c) =>
+      val i = InputColumns.index(schema, c, "window", operator)
+      schema.fields(i).dataType match {
+        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
+            InputColumns.isTimestamp(st.fields(1).dataType) =>
+          WindowBounds.InStruct(i, c)
+        case other =>
+          throw new IllegalArgumentException(
+            s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, " +
+              s"but it is ${other.simpleString}.")
+      }
+    case WindowColumnNames.StartEnd(a, b) =>
+      val i = InputColumns.index(schema, a, "window start", operator)
+      val j = InputColumns.index(schema, b, "window end", operator)
+      InputColumns.requireTimestamp(schema, i, "window start", operator)
+      InputColumns.requireTimestamp(schema, j, "window end", operator)
+      WindowBounds.Columns(i, j, s"$a, $b")
+  }
+
+  private def requireRocksDB(df: DataFrame, operator: String): Unit = {
+    val provider = df.sparkSession.conf.get("spark.sql.streaming.stateStore.providerClass", "")
+    if (!provider.contains("RocksDB")) {
+      throw new IllegalArgumentException(
+        s"$operator: spillToDisk() keeps the buffer in the RocksDB state store, but the session's " +
+          s"spark.sql.streaming.stateStore.providerClass is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)" else provider}'. " +
+          s"Set it to $RocksDBProvider before starting the query.")
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package io.github.sparksuppress.spark.window
+
+import java.time.{Instant, LocalDateTime, ZoneOffset}
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.streaming.GroupState
+
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark.common._
+
+/**
+ * The function `flatMapGroupsWithState` calls for each key of a windowed aggregation (and for the group of
+ * partition summaries). It only maps rows, time and timers onto the core's [[WindowedAggregator]]:
+ *
+ *  - stream time is the batch's watermark, advanced by the key's records in arrival order; windows already
+ *    closed at the watermark close first (their timer may not have fired, when the key also has data);
+ *  - records are applied one by one, or pre-combined partials per input partition, each partition at the
+ *    stream time its records start from (see [[TimeWindowPartials]]);
+ *  - the key's state is written only when something changed, and one event-time timer waits for the
+ *    earliest window that will close.
+ */
+private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorMetricsAccumulator)
+    extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
+  import ShuffleRows._
+
+  private val layout = new ShuffleRows(p.keySchema.length)
+  import layout._
+
+  @transient private lazy val buffers = new AggregateBuffers(p.aggregates)
+
+  override def apply(key: Row, rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+    val watermark = state.getCurrentWatermarkMs()
+    val batch = if (state.hasTimedOut) Array.empty[Row] else rows.toArray
+    if (batch.nonEmpty && batch(0).getInt(Kind) == PartitionSummary) { // they share one group, of their own
+      summarize(batch.iterator, watermark)
+      return Iterator.empty
+    }
+    if (batch.length > 1) java.util.Arrays.sort(batch, BySeq)
+    val stored = state.getOption.map(WindowAggregateState.read(_, p, buffers))
+    val windows = stored.getOrElse(WindowedAggregator.emptyWindows[AggregateBuffer](p.definition))
+    val aggregator = WindowedAggregator(p.definition, p.mode, buffers, windows)
+    val sink = new OutputSink(key)
+
+    aggregator.closeDue(watermark, sink)
+    var predropped = 0L
+    if (p.precombine) predropped = applyPartials(batch, aggregator, watermark, sink)
+    else applyRecords(batch, aggregator, watermark, sink)
+
+    if (windows.isEmpty) { if (stored.isDefined) state.remove() }
+    else {
+      if (aggregator.changed || stored.isEmpty) state.update(WindowAggregateState.write(p, windows, buffers))
+      val wakeUp = aggregator.nextWakeUp
+      // Spark fires a timer once timer < watermark; the key needs a call once wakeUp <= stream time. Timers
+      // must be positive: the only window due at stream time 1 (time window [0,1), no grace) waits until 2.
+      if (wakeUp != Long.MaxValue) state.setTimeoutTimestamp(math.max(1L, wakeUp - 1))
+    }
+    report(aggregator.metrics, predropped, state)
+    sink.out.iterator
+  }
+
+  private def applyRecords(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], watermark: Long,
+      sink: OutputSink): Unit = {
+    val record = new RowInputRecord
+    record.offset = Inputs
+    var streamTime = watermark
+    var i = 0
+    while (i < batch.length) {
+      val row = batch(i)
+      val ts = row.getLong(Ts)
+      if (ts > streamTime) streamTime = ts
+      aggregator.closeDue(streamTime, sink)
+      record.row = row
+      record.ts = ts
+      record.seq = row.getLong(Arrival)
+      aggregator.add(record, ts, streamTime, sink)
+      i += 1
+    }
+  }
+
+  /** Applies each input partition's partials at the stream time before that partition's records; returns the
+   *  records the map side dropped. */
+  private def applyPartials(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], watermark: Long,
+      sink: OutputSink): Long = {
+    val time = aggregator.asInstanceOf[TimeWindowAggregator[InputRecord, AggregateBuffer]]
+    var before = watermark // stream time before the current partition's records
+    var after = watermark
+    var partition = Long.MinValue
+    var dropped = 0L
+    var i = 0
+    while (i < batch.length) {
+      val row = batch(i)
+      val seq = row.getLong(Arrival)
+      if (seq != partition) { partition = seq; before = after }
+      dropped += row.getLong(KeyDropped)
+      after = math.max(after, row.getLong(KeyMax))
+      row.getInt(Kind) match {
+        case KeySummary =>
+        case Partial =>
+          val partial = buffers.partialCodec.read(new ByteReader(row.getAs[Array[Byte]](Blob)))
+          time.addPartial(row.getLong(Start), partial, row.getLong(Ts), row.getLong(N), before)
+        case other => throw new IllegalStateException(s"${p.operatorName}: unexpected row kind $other")
+      }
+      i += 1
+    }
+    aggregator.closeDue(after, sink)
+    dropped
+  }
+
+  /** The partition summaries: Kafka's lateness of every record, at this batch's stream time, and map-side drops. */
+  private def summarize(rows: Iterator[Row], watermark: Long): Unit = if (metrics != null) {
+    rows.foreach { row =>
+      val in = new ByteReader(row.getAs[Array[Byte]](Blob))
+      val lateness = LatenessSketch.read(in).evaluate(watermark)
+      metrics.count("lateness-records", lateness.records)
+      metrics.count("lateness-total", lateness.total)
+      if (lateness.records > 0) metrics.max("lateness-max", lateness.max)
+      metrics.count("dropped", in.readVarLong() + in.readVarLong())
+    }
+  }
+
+  private def report(m: WindowAggregationMetrics, predropped: Long, state: GroupState[Array[Byte]]): Unit = if (metrics != null) {
+    metrics.count("dropped", m.dropped + predropped)
+    if (m.emittedFinal > 0) {
+      // A window could be emitted once the batch's stream time reached its close time: at the latest when the
+      // micro-batch started.
+      val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
+      metrics.count("emitted-final", m.emittedFinal)
+      metrics.count("emit-latency-total", latency * m.emittedFinal)
+      metrics.max("emit-latency-max", latency)
+    }
+  }
+
+  private final class OutputSink(keyValues: Row) extends WindowSink[AggregateBuffer] {
+    val out = new ArrayBuffer[Row]()
+    def result(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, false)
+    def retraction(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, true)
+
+    private def row(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer, retraction: Boolean): Row = {
+      val keys = keyValues.length
+      val values = new Array[Any](keys + 2 + p.aggregates.length + (if (p.retractions) 1 else 0))
+      var i = 0
+      while (i < keys) { values(i) = p.outputKey(keyValues, i); i += 1 }
+      values(keys) = Row(time(start), time(p.outputEnd(end)))
+      var a = 0
+      while (a < p.aggregates.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
+      values(keys + 1 + a) = time(timestamp)
+      if (p.retractions) values(keys + 2 + a) = retraction
+      Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    }
+  }
+
+  private def time(ms: Long): Any =
+    if (p.timestampNtz) LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC) else new java.sql.Timestamp(ms)
+
+  @transient private lazy val BySeq: java.util.Comparator[Row] =
+    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(Arrival), b.getLong(Arrival))
+}

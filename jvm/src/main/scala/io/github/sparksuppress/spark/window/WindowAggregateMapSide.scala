@@ -1,0 +1,164 @@
+package io.github.sparksuppress.spark.window
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Generator, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.spark.common._
+
+/**
+ * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
+ * micro-batch). Its children are `key columns (as the input has them)..., event time (epoch ms, or a
+ * TIMESTAMP_NTZ value in microseconds), aggregate inputs...`; it emits [[ShuffleRows]].
+ *
+ * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record
+ * that is combined costs a key projection, a hash lookup and an accumulator update, and is never converted to
+ * an external `Row` (that conversion, and the one back, cost more than the combining in a `Row`-based map side).
+ * The combined partials leave in `terminate`, which Spark calls once the partition's records are consumed.
+ *
+ * Records without a key (all key columns null) or without a usable event time (null, or before the epoch,
+ * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
+ * partition's [[LatenessSketch]] (Kafka measures lateness before a record reaches the aggregation). Then either
+ * each record travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining,
+ * each key's records are combined per time window ([[TimeWindowPartials]]) and only partials travel on.
+ */
+private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
+    extends Generator with CodegenFallback {
+  import ShuffleRows._
+
+  private def keys = p.keySchema.length
+  private def inputOffset = keys + 1
+
+  override def elementSchema: StructType = ShuffleRows.schema(p.groupSchema, p.inputSchema)
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): WindowAggregateMapSide =
+    copy(children = newChildren)
+
+  // One per task: Spark deserializes a task's plan, this expression included, for each task it runs.
+  @transient private[this] var task: MapSideTask = _
+
+  override def eval(input: InternalRow): IterableOnce[InternalRow] = {
+    if (task == null) task = new MapSideTask
+    task.offer(input)
+  }
+
+  override def terminate(): IterableOnce[InternalRow] =
+    if (task == null) Nil else { val t = task; task = null; t.finish() }
+
+  private final class MapSideTask {
+    private val layout = new ShuffleRows(keys)
+    private val width = layout.Inputs + p.inputSchema.length
+    private val base = ArrivalSequence.partitionBase()
+    private val columns = new InternalColumns(children)
+    // Key columns that travel as bytes (see WindowAggregateParams.groupSchema).
+    private val asBytes = Array.tabulate(keys)(k =>
+      p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType)
+    private var position = 0L
+    private val lateness = new LatenessSketch()
+    private var unkeyed = 0L
+    private var untimed = 0L
+
+    // Pre-combining: each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key
+    // type) and its partials per time window.
+    private val buffers = if (p.precombine) new AggregateBuffers(p.aggregates) else null
+    private val keyRow = if (p.precombine) UnsafeProjection.create(children.take(keys)) else null
+    private val byKey = if (p.precombine) new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024) else null
+    private val record = if (p.precombine) new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema) else null
+
+    /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
+    private def eventTime(row: InternalRow): Long = {
+      position += 1
+      val ts = columns.getLong(row, keys, Long.MinValue)
+      if (ts == Long.MinValue) { untimed += 1; return Long.MinValue }
+      val ms = if (p.timestampNtz) Math.floorDiv(ts, 1000L) else ts
+      if (ms < 0) { untimed += 1; return Long.MinValue }
+      lateness.add(ms)
+      var k = 0
+      while (k < keys && columns.isNullAt(row, k)) k += 1
+      if (k == keys) { unkeyed += 1; Long.MinValue } else ms
+    }
+
+    def offer(row: InternalRow): IterableOnce[InternalRow] = {
+      val ts = eventTime(row)
+      if (ts == Long.MinValue) Nil
+      else if (p.precombine) { combine(row, ts); Nil }
+      else {
+        val values = new Array[Any](width)
+        var k = 0
+        while (k < keys) { values(k) = groupValue(k, columns.get(row, k)); k += 1 }
+        fill(values, base + position, Record, ts, 0L, 0L, null, Long.MinValue, 0L)
+        var i = 0
+        while (i < p.inputSchema.length) { values(layout.Inputs + i) = columns.get(row, inputOffset + i); i += 1 }
+        Iterator.single(new GenericInternalRow(values))
+      }
+    }
+
+    private def combine(row: InternalRow, ts: Long): Unit = {
+      val key = keyRow(row)
+      var partials = byKey.get(key)
+      if (partials == null) {
+        partials = new TimeWindowPartials[InputRecord, AggregateBuffer](p.definition.asInstanceOf[TimeWindowDefinition], buffers)
+        byKey.put(key.copy(), partials)
+      }
+      record.row = row
+      record.ts = ts
+      record.seq = base + position
+      partials.add(record, ts)
+    }
+
+    def finish(): IterableOnce[InternalRow] = {
+      val out = new ArrayBuffer[InternalRow](if (byKey == null) 1 else byKey.size * 2 + 1)
+      if (byKey != null) byKey.forEach { (key, partials) =>
+        val windows = partials.result
+        if (windows.isEmpty) out += keyed(key, KeySummary, 0L, 0L, 0L, null, partials.maxTs, partials.dropped)
+        var w = 0
+        while (w < windows.length) {
+          val partial = windows(w)
+          val blob = new ByteWriter(32)
+          buffers.partialCodec.write(blob, partial.buffer)
+          // Only a key's first row carries its partition-wide figures, so that they count once.
+          out += (if (w == 0) keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray,
+            partials.maxTs, partials.dropped)
+          else keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray, Long.MinValue, 0L))
+          w += 1
+        }
+      }
+      if (position > 0) {
+        val summary = new ByteWriter(64)
+        lateness.write(summary)
+        summary.writeVarLong(unkeyed)
+        summary.writeVarLong(untimed)
+        val values = new Array[Any](width)
+        fill(values, base, PartitionSummary, 0L, 0L, 0L, summary.toByteArray, Long.MinValue, 0L)
+        out += new GenericInternalRow(values)
+      }
+      out
+    }
+
+    private def keyed(key: UnsafeRow, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte], keyMax: Long,
+        keyDropped: Long): InternalRow = {
+      val values = new Array[Any](width)
+      var k = 0
+      while (k < keys) {
+        values(k) = if (key.isNullAt(k)) null else groupValue(k, key.get(k, p.keySchema(k).dataType))
+        k += 1
+      }
+      fill(values, base, kind, ts, start, n, blob, keyMax, keyDropped)
+      new GenericInternalRow(values)
+    }
+
+    private def fill(values: Array[Any], seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
+        keyMax: Long, keyDropped: Long): Unit = {
+      values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
+      values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax; values(layout.KeyDropped) = keyDropped
+    }
+
+    /** Key column `k`'s internal value as it travels (see [[WindowAggregateParams.groupSchema]]). */
+    private def groupValue(k: Int, v: Any): Any =
+      if (v != null && asBytes(k)) v.asInstanceOf[org.apache.spark.unsafe.types.UTF8String].getBytes else v
+  }
+}

@@ -1,0 +1,20 @@
+package io.github.sparksuppress.spark.window
+
+import org.apache.spark.sql.Column
+
+import io.github.sparksuppress.core.{EmitMode, WindowDefinition}
+
+/**
+ * One windowed aggregation as the adapter receives it from the API: the core's window rules and emit mode,
+ * the names of the input's columns and the user's aggregate columns, which only the DataFrame can check.
+ *
+ * @param explicitName the name the user gave, if any (it guards the operator's state in the checkpoint)
+ */
+private[sparksuppress] final case class WindowAggregateRequest(
+    name: String,
+    explicitName: Option[String],
+    key: Seq[String],
+    timestamp: String,
+    definition: WindowDefinition,
+    mode: EmitMode,
+    aggregations: Seq[Column])
