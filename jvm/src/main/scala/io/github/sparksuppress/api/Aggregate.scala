@@ -1,8 +1,10 @@
 package io.github.sparksuppress.api
 
+import java.util.concurrent.atomic.AtomicInteger
+
 import org.apache.spark.sql.{Column, DataFrame}
 
-import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainStep}
+import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainStep, KeyAggregateRequest}
 
 /**
  * Kafka's non-windowed aggregation (`groupByKey().count()/reduce()/aggregate()`), a KTable, as a function on
@@ -26,11 +28,17 @@ final case class Aggregate(key: Seq[String], timestamp: String, aggregations: Se
 
   /** Runs as a chain of one step; applied to the output of another operator of this library, it joins its chain. */
   override def apply(df: DataFrame): DataFrame = {
-    val step = ChainStep.KeyAggregateStep(this)
+    val step = ChainStep.KeyAggregateStep(request)
     ChainPlan.apply(df, step)(input => ChainPlan.build(ChainDescription(input, Seq(step))))
   }
+
+  /** The operator in the adapter's terms. */
+  private[sparksuppress] def request: KeyAggregateRequest =
+    KeyAggregateRequest(name.getOrElse(s"aggregate-${Aggregate.unnamed.incrementAndGet()}"), name, key, timestamp, aggregations)
 }
 
 object Aggregate {
+  private val unnamed = new AtomicInteger()
+
   def apply(key: String, timestamp: String, aggregations: Seq[Column]): Aggregate = Aggregate(Seq(key), timestamp, aggregations)
 }

@@ -39,7 +39,10 @@ final case class AggregateWindowed(
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
   override def apply(df: DataFrame): DataFrame =
-    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(this))(WindowAggregatePlan.build(_, request))
+    {
+    val r = request
+    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(r))(WindowAggregatePlan.build(_, r))
+  }
 
   /** The operator in the adapter's terms; every rule that needs no DataFrame is checked here. */
   private[sparksuppress] def request: WindowAggregateRequest = {

@@ -26,7 +26,10 @@ final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table
 
   /** Followed by another operator of this library, the join becomes the first step of one fused chain. */
   override def apply(stream: DataFrame): DataFrame =
-    ChainPlan.apply(stream, ChainStep.JoinStep(this))(StreamTableJoinPlan.build(_, request))
+    {
+    val r = request
+    ChainPlan.apply(stream, ChainStep.JoinStep(r))(StreamTableJoinPlan.build(_, r))
+  }
 
   /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */
   private[sparksuppress] def request: StreamTableJoinRequest = {

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import org.apache.spark.sql.DataFrame
 
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, SuppressRequest, WindowColumnNames}
-import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
+import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressRequest}
 
 /**
  * The suppress operator as a function on DataFrames: `df.transform(Suppress(Seq("user"), "ts", suppressed))`.
@@ -35,7 +35,35 @@ final case class Suppress(
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
-  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(this))(SuppressPlan.build(_, request))
+  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(chainRequest))(SuppressPlan.build(_, request))
+
+  /**
+   * The operator as a chain step: as [[request]], except that untilWindowCloses may lack window and grace, which
+   * a windowed aggregation before it in the chain provides.
+   */
+  private[sparksuppress] def chainRequest: ChainSuppressRequest = {
+    if (suppressed == null) throw new IllegalArgumentException("suppress: suppressed must not be null.")
+    val name = suppressed.name.getOrElse(s"suppress-${Suppress.unnamed.incrementAndGet()}")
+    val windowNames = window.map {
+      case WindowColumns.Struct(c) => WindowColumnNames.Struct(c)
+      case WindowColumns.StartEnd(a, b) => WindowColumnNames.StartEnd(a, b)
+    }
+    val buffer = suppressed.bufferConfig
+    suppressed match {
+      case t: Suppressed.TimeLimit =>
+        if (grace.isDefined) {
+          throw new IllegalArgumentException(
+            s"suppress '$name': grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
+              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
+        }
+        ChainSuppressRequest(t.spec(name), suppressed.name, t.clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
+          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None)
+      case w: Suppressed.WindowCloses =>
+        val g = grace.map(Durations.millis("grace", _))
+        ChainSuppressRequest(w.spec(name, g.getOrElse(0L)), suppressed.name, SuppressionClock.EventTime, buffer.sizeModel,
+          key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g)
+    }
+  }
 
   /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */
   private[sparksuppress] def request: SuppressRequest = {

@@ -3,9 +3,8 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparksuppress.api.{Durations, StreamTableJoin}
-import io.github.sparksuppress.core.StreamTableJoinSpec
 import io.github.sparksuppress.spark.common.{InputColumns, RowCodec}
+import io.github.sparksuppress.spark.join.StreamTableJoinRequest
 
 /** A join's table side as the fused plan reads it: the changelog and its columns, by their resolved names. */
 private[chain] final case class ChainTableSide(
@@ -18,10 +17,8 @@ private[chain] final case class ChainTableSide(
 /** Checks a stream-table join that starts a chain and resolves its node and table side. */
 private[chain] object ChainJoin {
 
-  def resolve(j: StreamTableJoin, streamSchema: StructType, streamKeys: Array[Int], streamTs: Int, keySchema: StructType,
+  def resolve(j: StreamTableJoinRequest, streamSchema: StructType, streamKeys: Array[Int], streamTs: Int,
       op: String): (JoinNodeSpec, ChainTableSide) = {
-    if (j.table == null) throw new IllegalArgumentException(s"$op: table must not be null.")
-    if (j.joined == null) throw new IllegalArgumentException(s"$op: joined must not be null (Joined.inner() or Joined.left()).")
     if (j.table.initialVersions.isDefined) {
       throw new IllegalArgumentException(
         s"$op: initialVersions are not supported when the join starts a chain yet; run the join in a query of its " +
@@ -57,21 +54,8 @@ private[chain] object ChainJoin {
           clashes.head + "\").")
     }
     valueSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
-
-    val grace = j.joined.gracePeriod.map(Durations.millis("gracePeriod", _))
-    val retention = j.table.historyRetention.map(Durations.millis("historyRetention", _))
-    (grace, retention) match {
-      case (Some(g), None) =>
-        throw new IllegalArgumentException(
-          s"$op: ${StreamTableJoinSpec.GraceNeedsVersionedTable} The grace period is $g ms but the table is not " +
-            "versioned: give it a history retention at least as long as the grace period, or drop the grace period.")
-      case (Some(g), Some(r)) if g > r =>
-        throw new IllegalArgumentException(
-          s"$op: ${StreamTableJoinSpec.GraceExceedsHistory} The grace period is $g ms but the table's history " +
-            s"retention is $r ms; raise the history retention to at least $g ms or shorten the grace period.")
-      case _ =>
-    }
-    val spec = StreamTableJoinSpec(op, j.joined.joinType, grace, retention)
+    // The API has checked the grace rules; the node only renames the spec after the chain step.
+    val spec = j.spec.copy(name = op)
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
     val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, streamKeys, streamValues)
     (node, ChainTableSide(table, tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,

@@ -1,7 +1,5 @@
 package io.github.sparksuppress.spark.chain
 
-import java.util.concurrent.atomic.AtomicInteger
-
 import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
@@ -11,12 +9,11 @@ import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
-import io.github.sparksuppress.api.{Aggregate, AggregateWindowed, BufferConfig, Durations, Suppress, Suppressed, WindowColumns}
-import io.github.sparksuppress.core.{BufferTimeRule, EmitMode, SessionWindowDefinition, SuppressionClock, SuppressionSpec, WindowDefinition}
+import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
 import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardKeys, ShardUdf, WatermarkBypass}
 import io.github.sparksuppress.spark.join.EventMillisUdf
-import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds}
-import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateResolver}
+import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
+import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
 
 /**
  * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver
@@ -24,8 +21,6 @@ import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregat
  * `flatMapGroupsWithState` with a [[ChainFunction]]. See docs/chains.md for why the chain is fused.
  */
 object ChainPlan {
-  private val unnamed = new AtomicInteger()
-
   private val RowColumn = "__spark_suppress_row"
   private val KeyColumn = "__spark_suppress_key"
   private val SeqColumn = "__spark_suppress_seq"
@@ -52,7 +47,7 @@ object ChainPlan {
 
   def build(d: ChainDescription): DataFrame = {
     RuntimeCompatibility.check()
-    val names = d.steps.map(s => s"${s.kind} '${stepName(s)}'")
+    val names = d.steps.map(s => s"${s.kind} '${s.name}'")
     val operator = if (names.length == 1) names.head else s"chain ${names.mkString(" -> ")}"
     d.steps.zipWithIndex.collectFirst { case (ChainStep.JoinStep(_), i) if i > 0 => i }.foreach { i =>
       throw new IllegalArgumentException(
@@ -66,7 +61,7 @@ object ChainPlan {
 
     val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
     schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
-    val (keyNames, tsName) = keyAndTimestamp(d.steps.head)
+    val (keyNames, tsName) = (d.steps.head.key, d.steps.head.timestamp)
     if (keyNames == null || keyNames.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(keyNames, "key", operator)
     val keyIdx = keyNames.map(k => InputColumns.index(schema, k, "key", operator)).toArray
@@ -107,7 +102,7 @@ object ChainPlan {
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
-          val (spec, side) = ChainJoin.resolve(j, schema, keyIdx, tsIdx, keySchema, op)
+          val (spec, side) = ChainJoin.resolve(j, schema, keyIdx, tsIdx, op)
           table = Some(side)
           r.schema = StructType(schema.fields ++ side.valueSchema.fields.map(_.copy(nullable = true)))
           spec
@@ -156,26 +151,9 @@ object ChainPlan {
     ChainRegistry.register(out, d)
   }
 
-  private def stepName(s: ChainStep): String = {
-    val explicit = s match {
-      case ChainStep.SuppressStep(x) => if (x.suppressed == null) None else x.suppressed.name
-      case ChainStep.WindowedAggregateStep(x) => x.name
-      case ChainStep.KeyAggregateStep(x) => x.name
-      case ChainStep.JoinStep(x) => if (x.joined == null) None else x.joined.name
-    }
-    explicit.getOrElse(s"${s.kind}-${unnamed.incrementAndGet()}")
-  }
-
-  private def keyAndTimestamp(s: ChainStep): (Seq[String], String) = s match {
-    case ChainStep.SuppressStep(x) => (x.key, x.timestamp)
-    case ChainStep.WindowedAggregateStep(x) => (x.key, x.timestamp)
-    case ChainStep.KeyAggregateStep(x) => (x.key, x.timestamp)
-    case ChainStep.JoinStep(x) => (x.on, x.streamTimestamp)
-  }
-
   /** Every step works on the chain's key (Kafka: no re-keying inside a sub-topology) and names its event time. */
   private def checkKeyAndTimestamp(step: ChainStep, schema: StructType, chainKey: Seq[String], i: Int, op: String): Unit = {
-    val (key, ts) = keyAndTimestamp(step)
+    val (key, ts) = (step.key, step.timestamp)
     if (key == null || key.map(_.toLowerCase) != chainKey.map(_.toLowerCase)) {
       throw new IllegalArgumentException(
         s"$op: key is ${Option(key).map(_.mkString("[", ", ", "]")).orNull}, but the operators it follows use " +
@@ -185,55 +163,43 @@ object ChainPlan {
     InputColumns.index(schema, ts, "timestamp", op)
   }
 
-  private def suppress(df: DataFrame, s: Suppress, i: Int, r: Resolution, chainKey: Seq[String], windowedInput: Boolean,
-      op: String): NodeSpec = {
-    if (s.suppressed == null) throw new IllegalArgumentException(s"$op: suppressed must not be null.")
+  private def suppress(df: DataFrame, s: ChainSuppressRequest, i: Int, r: Resolution, chainKey: Seq[String],
+      windowedInput: Boolean, op: String): NodeSpec = {
     if (i > 0 && s.tombstone.isDefined) {
       throw new IllegalArgumentException(
         s"$op: tombstone applies to a chain's first operator only; below it deletions travel with the records " +
           "(e.g. a session aggregation's retractions). Drop the tombstone argument.")
     }
-    val bc = s.suppressed.bufferConfig
-    val (limit, rule, untilWindowCloses) = s.suppressed match {
-      case t: Suppressed.TimeLimit =>
-        if (t.clock != SuppressionClock.EventTime) {
-          throw new IllegalArgumentException(
-            s"$op: a wall-clock (processing-time) time limit cannot run inside a chain, whose nodes keep Kafka's " +
-              "event time. Use the event-time clock, or apply this suppress in a query of its own.")
-        }
-        if (s.grace.isDefined) {
-          throw new IllegalArgumentException(
-            s"$op: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
-              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
-        }
-        (t.timeLimitMs, t.bufferTimeRule, false)
-      case _: Suppressed.WindowCloses =>
-        val limit = r.windowed match {
-          case Some(w) =>
-            // Kafka takes the close time from the windowed aggregation: end + grace (sessions: end + gap + grace).
-            val kafka = w match {
-              case sw: SessionWindowDefinition => sw.gapMs + sw.graceMs
-              case other => other.graceMs
-            }
-            s.grace.map(g => Durations.millis("grace", g)).foreach { g =>
-              if (g != w.graceMs) {
-                throw new IllegalArgumentException(
-                  s"$op: grace is ${g} ms, but the windowed aggregation it follows has grace ${w.graceMs} ms; after an " +
-                    "aggregate_windowed in one query untilWindowCloses takes the close time from it. Drop grace, or pass the aggregation's.")
-              }
-            }
-            kafka
-          case None if i == 0 && windowedInput =>
-            Durations.millis("grace", s.grace.getOrElse(throw new IllegalArgumentException(
-              s"$op: untilWindowCloses needs grace: how long after a window's end late updates may still arrive.")))
-          case None =>
-            throw new IllegalArgumentException(
-              s"$op: untilWindowCloses needs windowed input: Window close time is only defined for windowed " +
-                "computations. Put it after aggregate_windowed, or use untilTimeLimit after a non-windowed aggregate.")
-        }
-        (limit, BufferTimeRule.First, true)
+    if (s.clock != SuppressionClock.EventTime) {
+      throw new IllegalArgumentException(
+        s"$op: a wall-clock (processing-time) time limit cannot run inside a chain, whose nodes keep Kafka's " +
+          "event time. Use the event-time clock, or apply this suppress in a query of its own.")
     }
-    if (bc.spillsToDisk) {
+    val limit =
+      if (!s.untilWindowCloses) s.spec.timeLimitMs
+      else r.windowed match {
+        case Some(w) =>
+          // Kafka takes the close time from the windowed aggregation: end + grace (sessions: end + gap + grace).
+          s.graceMs.foreach { g =>
+            if (g != w.graceMs) {
+              throw new IllegalArgumentException(
+                s"$op: grace is $g ms, but the windowed aggregation it follows has grace ${w.graceMs} ms; after an " +
+                  "aggregate_windowed in one query untilWindowCloses takes the close time from it. Drop grace, or pass the aggregation's.")
+            }
+          }
+          w match {
+            case sw: SessionWindowDefinition => sw.gapMs + sw.graceMs
+            case other => other.graceMs
+          }
+        case None if i == 0 && windowedInput =>
+          s.graceMs.getOrElse(throw new IllegalArgumentException(
+            s"$op: untilWindowCloses needs grace: how long after a window's end late updates may still arrive."))
+        case None =>
+          throw new IllegalArgumentException(
+            s"$op: untilWindowCloses needs windowed input: Window close time is only defined for windowed " +
+              "computations. Put it after aggregate_windowed, or use untilTimeLimit after a non-windowed aggregate.")
+      }
+    if (s.spillToDisk) {
       val provider = df.sparkSession.conf.get("spark.sql.streaming.stateStore.providerClass", "")
       if (!provider.contains("RocksDB")) {
         throw new IllegalArgumentException(
@@ -241,25 +207,18 @@ object ChainPlan {
             s"is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)" else provider}'. Set it to ${SuppressPlan.RocksDBProvider}.")
       }
     }
-    val spec = SuppressionSpec(
-      name = op,
-      timeLimitMs = limit,
-      maxRecords = if (bc.spillsToDisk) Long.MaxValue else bc.maxRecords,
-      maxBytes = if (bc.spillsToDisk) Long.MaxValue else bc.maxBytes,
-      whenFull = bc.bufferFullStrategy,
-      dropTombstones = untilWindowCloses,
-      bufferTimeRule = rule)
+    val spec = s.spec.copy(name = op, timeLimitMs = limit)
     val schema = r.schema
     val keyIdx = chainKey.map(k => InputColumns.index(schema, k, "key", op)).toArray
     val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", op)
     val excluded = Set(WindowAggregatePlan.WindowColumn, WindowAggregatePlan.RetractionColumn) ++ s.tombstone ++
       s.window.toSeq.flatMap {
-        case WindowColumns.Struct(c) => Seq(c)
-        case WindowColumns.StartEnd(a, b) => Seq(a, b)
+        case WindowColumnNames.Struct(c) => Seq(c)
+        case WindowColumnNames.StartEnd(a, b) => Seq(a, b)
       }
     val valueIdx = schema.indices.filterNot(j => keyIdx.contains(j) || j == tsIdx ||
       excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))).toArray
-    SuppressNodeSpec(op, spec, untilWindowCloses, schema, keyIdx, valueIdx, bc.sizeModel)
+    SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel)
   }
 
   private def aggregateInputs(df: DataFrame, aggregations: Seq[Column], schema: StructType, op: String): AggregateInputs = {
@@ -282,21 +241,15 @@ object ChainPlan {
     new AggregateInputs(resolved.aggregates, bound, resolved.inputSchema, schema)
   }
 
-  private def windowedAggregate(df: DataFrame, a: AggregateWindowed, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
-    if (a.windows == null) {
-      throw new IllegalArgumentException(
-        s"$op: windows must be TimeWindows, SlidingWindows or SessionWindows, e.g. " +
-          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).")
-    }
-    if (a.emit == null) throw new IllegalArgumentException(s"$op: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
+  private def windowedAggregate(df: DataFrame, a: WindowAggregateRequest, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is already windowed (by the aggregate_windowed before it); windowing windowed results again " +
           "is not supported in a chain. Aggregate the raw records instead.")
     }
     val inputs = aggregateInputs(df, a.aggregations, r.schema, op)
-    val definition = a.windows.definition
-    val retractions = a.emit.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
+    val definition = a.definition
+    val retractions = a.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
     val tsField = r.schema.fields(InputColumns.index(r.schema, a.timestamp, "timestamp", op))
     r.schema = outputSchema(keySchema,
       Seq(StructField(WindowAggregatePlan.WindowColumn,
@@ -305,10 +258,10 @@ object ChainPlan {
         Seq(StructField(tsField.name, TimestampType, nullable = true)) ++
         (if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil), op)
     r.windowed = Some(definition)
-    WindowedAggregateNodeSpec(op, definition, a.emit.mode, inputs, retractions)
+    WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
   }
 
-  private def keyAggregate(df: DataFrame, a: Aggregate, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
+  private def keyAggregate(df: DataFrame, a: KeyAggregateRequest, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is windowed (by the aggregate_windowed before it); a non-windowed aggregate would fold " +
@@ -332,8 +285,8 @@ object ChainPlan {
     s
   }
 
-  private def resolveWindow(schema: StructType, w: WindowColumns, operator: String): WindowBounds = w match {
-    case WindowColumns.Struct(c) =>
+  private def resolveWindow(schema: StructType, w: WindowColumnNames, operator: String): WindowBounds = w match {
+    case WindowColumnNames.Struct(c) =>
       val i = InputColumns.index(schema, c, "window", operator)
       schema.fields(i).dataType match {
         case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
@@ -342,7 +295,7 @@ object ChainPlan {
           throw new IllegalArgumentException(
             s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, but it is ${other.simpleString}.")
       }
-    case WindowColumns.StartEnd(a, b) =>
+    case WindowColumnNames.StartEnd(a, b) =>
       val i = InputColumns.index(schema, a, "window start", operator)
       val j = InputColumns.index(schema, b, "window end", operator)
       InputColumns.requireTimestamp(schema, i, "window start", operator)
