@@ -77,7 +77,7 @@ def test_chain_steps_must_keep_the_key(driver):
 
 def test_until_window_closes_after_a_non_windowed_aggregate_is_refused(driver):
     totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
-    with pytest.raises(IllegalArgumentException, match="untilWindowCloses needs windowed input"):
+    with pytest.raises(IllegalArgumentException, match="until_window_closes needs windowed input: Window close time is only defined for windowed computations"):
         ss.suppress(totals, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()))
 
 
