@@ -20,7 +20,7 @@ from spark_suppress.testing import TestDriver
 
 from .common import Mismatch, compare_step, ts
 from .emit_cases import _kafka_end, _windows
-from .suppress_cases import RESTART_AFTER_SEQ, _suppressed
+from .suppress_cases import _restart_step, _suppressed
 
 SCHEMA = StructType([
     StructField("key", StringType()),
@@ -37,6 +37,16 @@ def handles(v: Dict[str, Any]) -> bool:
         return True
     cfg = v.get("config", {})
     return v.get("feature") == "suppress" and "suppress" in cfg and "aggregation" in cfg and "pipeline" in cfg
+
+
+def skip_reason(v: Dict[str, Any]) -> Optional[str]:
+    sizes = v.get("kafka_entry_sizes_bytes")
+    if v.get("size_model_dependent") and isinstance(sizes, str):
+        return (
+            "size_model_dependent: Kafka's estimate counts the record's topic name (a ~90-char repartition topic "
+            f"here: {sizes}); spark-suppress's entry size (README) has no topic, so the byte bound bites elsewhere"
+        )
+    return None
 
 
 def chain_of(v: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -152,6 +162,8 @@ def _drive(driver, out, v, steps_cfg, feed) -> None:
     inputs: Dict[int, List[Dict[str, Any]]] = defaultdict(list)
     for r in v["input"]:
         inputs[r["seq"]].append(r)
+    # A chain ending in a suppress that never expires by time is restarted halfway, as suppress vectors are.
+    restart_at = _restart_step(last, list(inputs)) if last["op"] == "suppress" else None
     try:
         end = max([max(inputs, default=-1), max(expected, default=-1)])
         for seq in range(end + 1):
@@ -164,7 +176,7 @@ def _drive(driver, out, v, steps_cfg, feed) -> None:
                 k = (d["key"], d["ws"], _kafka_end(window, d["we"])) if "ws" in d else (d["key"], None, None)
                 actual[k].append((None if tomb else d["value"], d["ts_ms"]))
             compare_step(seq, expected.get(seq, {}), actual)
-            if RESTART_AFTER_SEQ.get(v["id"]) == seq:
+            if seq == restart_at:
                 driver.restart()
                 leftover = driver.advance()
                 if leftover:
