@@ -180,7 +180,7 @@ def expect_build_error(v: Dict[str, Any], kind: Optional[Tuple[str, str]], build
     what, marker = kind
     try:
         build()
-    except Exception as e:  # ValueError from the Python checks, IllegalArgumentException from the JVM's
+    except Exception as e:  # IllegalArgumentException from the JVM, in Python's spelling
         if marker in str(e):
             return
         raise Mismatch(f"expected an error for {what}, got {type(e).__name__}: {str(e)[:300]}")

@@ -114,7 +114,7 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
     driver = TestDriver(spark, schema, timestamp="ts")
     if fails_at_build(v):
         try:
-            # Our window builders refuse invalid values with ValueError ("... must be > 0 ...").
+            # The JVM refuses invalid window values when the aggregation is built ("... must be > 0 ...").
             kind = _invalid_window(window)
             expect_build_error(v, kind and (kind, "must be >"), lambda: _aggregate(driver.input, cfg, name))
         finally:

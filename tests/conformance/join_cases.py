@@ -16,10 +16,13 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
 import spark_suppress as ss
-from spark_suppress.join import GRACE_EXCEEDS_HISTORY, GRACE_NEEDS_VERSIONED_TABLE
 from spark_suppress.testing import TestDriver
 
 from .common import Mismatch, expect_build_error, fails_at_build, group_expected, run_steps, ts
+
+# Kafka's words for the two rules tying grace to the table; our messages start with them.
+GRACE_NEEDS_VERSIONED_TABLE = "KTable must be versioned to use a grace period in a stream table join."
+GRACE_EXCEEDS_HISTORY = "History retention must be at least grace period."
 
 KEY_TYPES = {"int32": IntegerType(), "int64": LongType(), "string": StringType()}
 

@@ -20,7 +20,7 @@ OFFSET_MS = 86_400_000
 LONG_MAX = 9_223_372_036_854_775_807
 
 # Markers of our own validation messages (spark-suppress's wording, not Kafka's).
-NOT_WINDOWED = "untilWindowCloses needs windowed input"
+NOT_WINDOWED = "until_window_closes needs windowed input"
 BUFFER_FULL = "buffer exceeded its max capacity"
 
 
