@@ -18,7 +18,7 @@ from pyspark.sql.types import BooleanType, StringType, StructField, StructType, 
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, compare_step, ts
+from .common import Mismatch, compare_step, size_model_skip, ts
 from .emit_cases import _kafka_end, _windows
 from .suppress_cases import _restart_step, _suppressed
 
@@ -40,13 +40,7 @@ def handles(v: Dict[str, Any]) -> bool:
 
 
 def skip_reason(v: Dict[str, Any]) -> Optional[str]:
-    sizes = v.get("kafka_entry_sizes_bytes")
-    if v.get("size_model_dependent") and isinstance(sizes, str):
-        return (
-            "size_model_dependent: Kafka's estimate counts the record's topic name (a ~90-char repartition topic "
-            f"here: {sizes}); spark-suppress's entry size (README) has no topic, so the byte bound bites elsewhere"
-        )
-    return None
+    return size_model_skip(v)
 
 
 def chain_of(v: Dict[str, Any]) -> List[Dict[str, Any]]:

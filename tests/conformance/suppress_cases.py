@@ -10,7 +10,7 @@ from pyspark.sql.types import BooleanType, LongType, StringType, StructField, St
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, expect_build_error, fails_at_build, group_expected, records_by_step, run_steps, ts
+from .common import Mismatch, expect_build_error, fails_at_build, group_expected, records_by_step, run_steps, size_model_skip, ts
 
 # Spark refuses event-time timers at or before the epoch ("Timeout timestamp must be positive"), and Kafka's tests
 # use timestamps a few milliseconds after it. Suppress rules depend on time differences only, so every suppress
@@ -44,13 +44,7 @@ def skip_reason(v: Dict[str, Any]) -> Optional[str]:
     if _suppress_config(v) is None:
         # Without Kafka's upstream changelog (expected_raw) the records reaching suppress are not known here.
         return "no suppress configuration with the changelog reaching it in this vector"
-    sizes = v.get("kafka_entry_sizes_bytes")
-    if v.get("size_model_dependent") and isinstance(sizes, str):
-        return (
-            "size_model_dependent: Kafka's estimate counts the record's topic name (a ~90-char repartition topic "
-            f"here: {sizes}); spark-suppress's entry size (README) has no topic, so the byte bound bites elsewhere"
-        )
-    return None
+    return size_model_skip(v)
 
 
 def _suppressed(cfg: Dict[str, Any], name: str) -> ss.Suppressed:

@@ -88,7 +88,7 @@ object ChainPlan {
           InputColumns.requireBoolean(schema, i, "tombstone", operator)
           i
         }
-        (t, s.window.map(resolveWindow(schema, _, operator)))
+        (t, s.window.map(WindowBounds.resolve(schema, _, operator)))
       case _ => (None, None)
     }
 
@@ -283,23 +283,5 @@ object ChainPlan {
           "and the event-time column). Give the aggregate another alias.")
     }
     s
-  }
-
-  private def resolveWindow(schema: StructType, w: WindowColumnNames, operator: String): WindowBounds = w match {
-    case WindowColumnNames.Struct(c) =>
-      val i = InputColumns.index(schema, c, "window", operator)
-      schema.fields(i).dataType match {
-        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
-            InputColumns.isTimestamp(st.fields(1).dataType) => WindowBounds.InStruct(i, c)
-        case other =>
-          throw new IllegalArgumentException(
-            s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, but it is ${other.simpleString}.")
-      }
-    case WindowColumnNames.StartEnd(a, b) =>
-      val i = InputColumns.index(schema, a, "window start", operator)
-      val j = InputColumns.index(schema, b, "window end", operator)
-      InputColumns.requireTimestamp(schema, i, "window start", operator)
-      InputColumns.requireTimestamp(schema, j, "window end", operator)
-      WindowBounds.Columns(i, j, s"$a, $b")
   }
 }

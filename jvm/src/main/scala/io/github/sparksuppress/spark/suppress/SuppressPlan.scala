@@ -35,7 +35,7 @@ private[sparksuppress] object SuppressPlan {
       InputColumns.requireBoolean(schema, i, "tombstone", operator)
       i
     }
-    val window = s.window.map(resolveWindow(schema, _, operator))
+    val window = s.window.map(WindowBounds.resolve(schema, _, operator))
     val windowIdx: Set[Int] = s.window.toSeq.flatMap {
       case WindowColumnNames.Struct(c) => Seq(InputColumns.index(schema, c, "window", operator))
       case WindowColumnNames.StartEnd(a, b) =>
@@ -113,26 +113,6 @@ private[sparksuppress] object SuppressPlan {
     var e = 0L
     while (e == 0L || e == Long.MinValue) e = new java.util.Random().nextLong()
     e
-  }
-
-  private def resolveWindow(schema: StructType, w: WindowColumnNames, operator: String): WindowBounds = w match {
-    case WindowColumnNames.Struct(c) =>
-      val i = InputColumns.index(schema, c, "window", operator)
-      schema.fields(i).dataType match {
-        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
-            InputColumns.isTimestamp(st.fields(1).dataType) =>
-          WindowBounds.InStruct(i, c)
-        case other =>
-          throw new IllegalArgumentException(
-            s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, " +
-              s"but it is ${other.simpleString}.")
-      }
-    case WindowColumnNames.StartEnd(a, b) =>
-      val i = InputColumns.index(schema, a, "window start", operator)
-      val j = InputColumns.index(schema, b, "window end", operator)
-      InputColumns.requireTimestamp(schema, i, "window start", operator)
-      InputColumns.requireTimestamp(schema, j, "window end", operator)
-      WindowBounds.Columns(i, j, s"$a, $b")
   }
 
   private def requireRocksDB(df: DataFrame, operator: String): Unit = {

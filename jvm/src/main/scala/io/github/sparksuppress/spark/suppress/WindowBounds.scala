@@ -1,6 +1,7 @@
 package io.github.sparksuppress.spark.suppress
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.types.StructType
 import io.github.sparksuppress.spark.common._
 
 /** Reads a window's start and end (epoch millis) from an input row: from a struct column or two columns. */
@@ -31,6 +32,27 @@ private[sparksuppress] object WindowBounds {
   }
 
   def millis(v: Any): Long = SparkTime.millis(v)
+
+  /** Where `schema` carries the window `w` names, checked: a struct of two timestamps, or two timestamp columns. */
+  def resolve(schema: StructType, w: WindowColumnNames, operator: String): WindowBounds = w match {
+    case WindowColumnNames.Struct(c) =>
+      val i = InputColumns.index(schema, c, "window", operator)
+      schema.fields(i).dataType match {
+        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
+            InputColumns.isTimestamp(st.fields(1).dataType) =>
+          InStruct(i, c)
+        case other =>
+          throw new IllegalArgumentException(
+            s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, " +
+              s"but it is ${other.simpleString}.")
+      }
+    case WindowColumnNames.StartEnd(a, b) =>
+      val i = InputColumns.index(schema, a, "window start", operator)
+      val j = InputColumns.index(schema, b, "window end", operator)
+      InputColumns.requireTimestamp(schema, i, "window start", operator)
+      InputColumns.requireTimestamp(schema, j, "window end", operator)
+      Columns(i, j, s"$a, $b")
+  }
 
   private def nullWindow(operator: String, name: String): Nothing =
     throw new IllegalStateException(
