@@ -19,6 +19,10 @@ import io.github.sparksuppress.spark.suppress.{SuppressPlan, SuppressRequest, Wi
  * @param window    where windowed input carries its window; required by `untilWindowCloses`
  * @param grace     how long after a window's end it stays open; required by `untilWindowCloses`
  * @param tombstone a boolean column marking deletions
+ * @param lateRecords `LateRecords.Emit` (untilWindowCloses only; beyond Kafka): an update for a window that has
+ *                  already closed (window end + grace <= stream time, the update itself included) leaves at once
+ *                  with `late = true` in an added boolean column, instead of leaving as Kafka lets it out: unflagged,
+ *                  like a second final result. Other rows have `late = false`.
  */
 final case class Suppress(
     key: Seq[String],
@@ -26,12 +30,14 @@ final case class Suppress(
     suppressed: Suppressed,
     window: Option[WindowColumns] = None,
     grace: Option[Duration] = None,
-    tombstone: Option[String] = None)
+    tombstone: Option[String] = None,
+    lateRecords: LateRecords = LateRecords.Drop)
     extends (DataFrame => DataFrame) {
 
   def withWindow(window: WindowColumns): Suppress = copy(window = Option(window))
   def withGrace(grace: Duration): Suppress = copy(grace = Option(grace))
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
+  def withLateRecords(lateRecords: LateRecords): Suppress = copy(lateRecords = lateRecords)
 
   override def apply(df: DataFrame): DataFrame = SuppressPlan.build(df, request)
 
@@ -52,6 +58,11 @@ final case class Suppress(
             s"$operator: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
+        if (lateRecords == LateRecords.Emit) {
+          throw new IllegalArgumentException(
+            s"$operator: lateRecords = LateRecords.Emit applies to untilWindowCloses only: untilTimeLimit has no " +
+              "window that closes, so no update is late. Drop the lateRecords argument.")
+        }
         (t.spec(name), t.clock, None)
       case w: Suppressed.WindowCloses =>
         if (windowNames.isEmpty) {
@@ -65,8 +76,11 @@ final case class Suppress(
             "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none)."))
         (w.spec(name, Durations.millis("grace", g)), SuppressionClock.EventTime, windowNames)
     }
+    if (lateRecords == null) {
+      throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+    }
     SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowed, tombstone,
-      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk)
+      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk, emitLate = lateRecords == LateRecords.Emit)
   }
 }
 

@@ -45,8 +45,12 @@ object PythonFacade {
       suppressed = suppressed(spec.get("suppressed")),
       window = window,
       grace = optional(spec, "graceMs").map(g => Duration.ofMillis(g.asLong())),
-      tombstone = optional(spec, "tombstone").map(_.asText())).apply(df)
+      tombstone = optional(spec, "tombstone").map(_.asText()),
+      lateRecords = lateRecords(spec)).apply(df)
   }
+
+  private def lateRecords(spec: JsonNode): LateRecords =
+    optional(spec, "late").map(l => LateRecords.fromName(l.asText())).getOrElse(LateRecords.Drop)
 
   private[python] def suppressed(s: JsonNode): Suppressed = {
     val buffer = bufferConfig(s.get("buffer"))
@@ -128,7 +132,8 @@ object PythonFacade {
         case "onWindowClose" => EmitStrategy.onWindowClose()
         case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
         case other => throw new IllegalArgumentException(s"unknown emit strategy '$other'")
-      })
+      },
+      lateRecords = lateRecords(spec))
     optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
   }
 
