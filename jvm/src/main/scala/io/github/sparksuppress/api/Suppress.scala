@@ -59,9 +59,11 @@ final case class Suppress(
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
         if (lateRecords == LateRecords.Emit) {
+          val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
+          val argument = Spelling.choose("lateRecords", "late")
           throw new IllegalArgumentException(
-            s"$operator: lateRecords = LateRecords.Emit applies to untilWindowCloses only: untilTimeLimit has no " +
-              "window that closes, so no update is late. Drop the lateRecords argument.")
+            s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
+              s"update is late. Drop the $argument argument.")
         }
         (t.spec(name), t.clock, None)
       case w: Suppressed.WindowCloses =>
