@@ -68,7 +68,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally j.stop()
   }
 
-  test("a watermarked stream: a buffered order leaves once the watermark passes it, though its shard gets no more orders") {
+  test("withWatermarkRelease: a buffered order leaves once the watermark passes it, though its shard gets no more orders") {
     // Two shards (two state partitions); alice and the other customer in different ones.
     val encoder = KeyEncoding.encoder(StructType(Seq(StructField("customer", StringType))))
     def shard(c: String) = ShardKeys.shardOf(encoder.encode(Row(c)), 2)
@@ -77,7 +77,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val o = d.addInput("orders", orders, "order_ts", "0 seconds")
     val t = d.addInput("tiers", tiers, null, null)
     d.start(o.transform(StreamTableJoin("customer", "order_ts",
-      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10)))))
+      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10)).withWatermarkRelease())))
     val j = new Join(d)
     try {
       assert(j.tier(tier("alice", 0, "silver")) === Nil)
@@ -268,6 +268,11 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       .contains("two columns named 'amount'"))
     assert(error(joinWith(v.withInitialVersions(spark.range(1).toDF()), Joined.inner()))
       .contains("initialVersions column 'customer' is not a column"))
+    assert(error(joinWith(v, Joined.inner().withWatermarkRelease()))
+      .contains("withWatermarkRelease() releases records waiting in the grace buffer, but the join has no grace period"))
+    assert(error(joinWith(v, Joined.inner().withGracePeriod(ms(5)).withWatermarkRelease()))
+      .contains("release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
+        "stream.withWatermark(\"order_ts\", \"0 seconds\")"))
     val batch = spark.createDataFrame(java.util.Arrays.asList(order("a", 1)), orders)
     assert(error(batch.transform(StreamTableJoin("customer", "order_ts", v, Joined.inner()))).contains("not a streaming DataFrame"))
     val equal = joinWith(ChangelogTable.versioned(t, "changed_at", Duration.ofMinutes(6)),

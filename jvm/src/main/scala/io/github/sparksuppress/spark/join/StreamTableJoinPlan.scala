@@ -24,7 +24,7 @@ import io.github.sparksuppress.spark.common._
  * Neither operator uses event-time timeouts: Spark refuses any stateful operator after one that does (its
  * global-watermark correctness check). Buffered records are released by later stream records of their shard, as in
  * Kafka, so no watermark is needed on either input. When the stream has one, a shard that gets no more stream
- * records must still let its records go once the watermark passes them: the first operator then uses a
+ * records can still let its records go once the watermark passes them (opt-in): the first operator then uses a
  * processing-time timeout (allowed before another stateful operator) so that Spark calls a shard with buffered
  * records in every micro-batch, and reads the watermark through the bypass anchor.
  */
@@ -85,8 +85,12 @@ private[sparksuppress] object StreamTableJoinPlan {
 
     val spec = j.spec
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
-    // Release by watermark needs a watermark on the stream and a grace buffer to release from.
-    val releaseByWatermark = spec.graceMs.isDefined && stream.schema.fields.exists(WatermarkBypass.hasMarker)
+    val releaseByWatermark = j.watermarkRelease
+    if (releaseByWatermark && !stream.schema.fields.exists(WatermarkBypass.hasMarker)) {
+      throw new IllegalArgumentException(
+        s"$operator: release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
+          s"stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\"), or drop the watermark release.")
+    }
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
       releaseByWatermark)
     // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
