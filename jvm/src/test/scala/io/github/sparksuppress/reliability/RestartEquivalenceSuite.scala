@@ -85,7 +85,8 @@ object RestartEquivalenceSuite {
 
 class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
   protected def quickOperators: Seq[OperatorUnderTest] =
-    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose)
+    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose,
+      OperatorsUnderTest.aggregateHoppingLateEmit, OperatorsUnderTest.suppressWindowClosesLateEmit)
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {
