@@ -33,11 +33,11 @@ def view(rows, *columns):
 def start(spark):
     drivers = []
 
-    def _start(windows, emit, aggregations, name=None):
+    def _start(windows, emit, aggregations, name=None, late="drop"):
         driver = TestDriver(spark, SCHEMA, timestamp="ts")
         drivers.append(driver)
         out = ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
-                                    aggregations=aggregations, emit=emit, name=name)
+                                    aggregations=aggregations, emit=emit, name=name, late=late)
         driver.output_columns = out.columns
         # Times as epoch milliseconds, whatever the Python process's time zone.
         return driver.start(out.withColumn("ws", F.unix_millis("window.start")).withColumn("we", F.unix_millis("window.end"))
@@ -181,3 +181,33 @@ def test_operator_validation(spark):
     with pytest.raises(IllegalArgumentException, match="is not a streaming DataFrame"):
         ss.aggregate_windowed(spark.createDataFrame([], SCHEMA), key="user", timestamp="ts", windows=tumbling,
                               aggregations=[F.count("*")], emit=CLOSE)
+
+
+@pytest.mark.parametrize("late", ["drop", "emit"])
+def test_late_records_are_counted_or_emitted_flagged_once_also_after_a_restart(start, late):
+    d = start(TimeWindows.of_size_with_no_grace(timedelta(milliseconds=10)), CLOSE,
+              [F.count("*").alias("n"), F.sum("amount").alias("total")], name=f"py-late-{late}", late=late)
+    flag = ("late",) if late == "emit" else ()
+    assert ("late" in d.output_columns) == (late == "emit")
+    assert d.step([rec("a", 1, 2)]) == []
+    assert view(d.step([rec("a", 10, 3)]), "n", "total", "ts_ms", *flag) == [("a", 0, 10, 1, 2, 1, *((False,) if flag else ()))]
+    missed = d.step([rec("a", 4, 100)])
+    if late == "emit":
+        assert view(missed, "n", "total", "ts_ms", "late") == [("a", 0, 10, 1, 100, 4, True)]
+    else:
+        assert missed == []
+    assert ss.metrics(d.query)[f"py-late-{late}"]["dropped-records-total"] == 1.0
+    d.restart()
+    assert d.advance() == [], "nothing emitted twice"
+    assert view(d.step([rec("b", 20)]), "n", "ts_ms", *flag) == [("a", 10, 20, 1, 10, *((False,) if flag else ()))]
+
+
+def test_late_must_be_drop_or_emit(spark):
+    driver = TestDriver(spark, SCHEMA, timestamp="ts")
+    windows = TimeWindows.of_size_with_no_grace(timedelta(milliseconds=10))
+    with pytest.raises(TypeError, match="late must be"):
+        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
+                              aggregations=[F.count("*")], late=True)
+    with pytest.raises(IllegalArgumentException, match='late must be "drop".*got \'keep\''):
+        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
+                              aggregations=[F.count("*")], late="keep")

@@ -221,3 +221,16 @@ def test_jvm_side_validation(spark, inputs):
     # equal grace and retention are allowed; the output is the stream's columns then the table's value columns
     out = join(inputs, grace=5, history_retention=5, tombstone="deleted")
     assert out.columns == ["customer", "order_ts", "amount", "tier"]
+
+
+def test_release_on_watermark_needs_grace_and_a_watermarked_stream(spark):
+    driver = TestDriver(spark)
+    stream = driver.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount LONG")
+    table = driver.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
+    common = dict(on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", history_retention=1000)
+    with pytest.raises(TypeError, match="release_on_watermark must be True or False"):
+        ss.join_versioned(stream, table, grace=10, release_on_watermark="yes", **common)
+    with pytest.raises(IllegalArgumentException, match=r"release_on_watermark=True releases .* no grace period.*Pass grace"):
+        ss.join_versioned(stream, table, release_on_watermark=True, **common)
+    with pytest.raises(IllegalArgumentException, match="needs a watermark on the stream"):
+        ss.join_versioned(stream, table, grace=10, release_on_watermark=True, **common)

@@ -90,6 +90,35 @@ def test_until_window_closes_with_a_window_struct(spark):
         assert [(r["key"], ms_of(r["window"]["end"])) for r in out] == [("hey", 100)]
 
 
+@pytest.mark.parametrize("late", ["drop", "emit"])
+def test_until_window_closes_lets_an_update_for_a_closed_window_out_flagged_when_asked(spark, late):
+    schema = SCHEMA + ", window STRUCT<start: TIMESTAMP, end: TIMESTAMP>"
+    s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name(f"late-{late}")
+
+    def build(df):
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window="window", grace=1, late=late)
+
+    def seen(rows):
+        return [(r["key"], r["value"], r["late"] if late == "emit" else None) for r in rows]
+
+    flag = (lambda f: f) if late == "emit" else (lambda f: None)
+    with driver_for(spark, build, schema) as d:
+        assert d.step([("hey", at(99), "7", False, (at(99), at(100)))]) == []
+        assert seen(d.step([("d2", at(101), "7", False, (at(101), at(102)))])) == [("hey", "7", flag(False))]
+        # Kafka lets the update out at once, like a second final result; flagged, it says what it is.
+        assert seen(d.step([("hey", at(99), "8", False, (at(99), at(100)))])) == [("hey", "8", flag(True))]
+        d.restart()
+        assert d.advance() == []
+        assert seen(d.step([("x", at(103), "1", False, (at(103), at(104)))])) == [("d2", "7", flag(False))]
+
+
+def test_late_emit_is_refused_for_until_time_limit(spark):
+    s = ss.Suppressed.until_time_limit(timedelta(milliseconds=10), ss.BufferConfig.unbounded())
+    with driver_for(spark, lambda df: df) as d:
+        with pytest.raises(IllegalArgumentException, match='late="emit" applies to until_window_closes only.*Drop the late argument'):
+            ss.suppress(d.input, key="key", timestamp="ts", suppressed=s, late="emit")
+
+
 def test_until_window_closes_with_start_and_end_columns(spark):
     schema = SCHEMA + ", wstart TIMESTAMP, wend TIMESTAMP"
     s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())

@@ -25,6 +25,7 @@ def join_versioned(
     tombstone: Optional[str] = None,
     initial_versions: Optional["DataFrame"] = None,
     name: Optional[str] = None,
+    release_on_watermark: bool = False,
 ) -> "DataFrame":
     """Join each stream record with the table's version valid at the record's own timestamp.
 
@@ -37,11 +38,19 @@ def join_versioned(
     is joined at once. ``how`` is ``"inner"`` or ``"left"``. ``initial_versions`` is a static DataFrame with the
     changelog's columns that the table starts with. The output has the stream's columns, then the table's value
     columns. No watermark is needed on either input. Durations are ``timedelta`` or integer milliseconds.
+
+    ``release_on_watermark=True`` (beyond Kafka; needs ``grace`` and a watermark on the stream): a waiting record also
+    leaves once the query's watermark has passed its timestamp + grace and every stream record its shard has seen,
+    so a shard that gets no more stream records does not keep its records. Spark then runs a micro-batch on every
+    trigger: use a processing-time trigger (``trigger(processingTime="10 seconds")``); ``availableNow`` and ``once``
+    never finish.
     """
     require_classic(stream_df)
     require_classic(table_df)
     if not isinstance(how, str):
         raise TypeError(f"how must be 'inner' or 'left', got {how!r}")
+    if not isinstance(release_on_watermark, bool):
+        raise TypeError(f"release_on_watermark must be True or False, got {release_on_watermark!r}")
     grace_ms = None if grace is None else to_millis(grace, "grace")
     retention_ms = None if history_retention is None else to_millis(history_retention, "history_retention")
     check_name(name)
@@ -60,6 +69,7 @@ def join_versioned(
         "how": how,
         "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
         "name": name,
+        "releaseOnWatermark": release_on_watermark,
     }
     jdf = dataframe_facade(stream_df).joinVersioned(
         stream_df._jdf, table_df._jdf, None if initial_versions is None else initial_versions._jdf, json.dumps(spec)

@@ -43,6 +43,7 @@ def suppress(
     window: Optional[Window] = None,
     grace: Optional[Duration] = None,
     tombstone: Optional[str] = None,
+    late: str = "drop",
 ) -> "DataFrame":
     """Kafka's ``suppress`` on a streaming DataFrame of updates (a changelog).
 
@@ -50,10 +51,16 @@ def suppress(
     optional boolean column marking deletions. ``until_window_closes`` also needs ``window`` (the window struct
     column, or a ``(start, end)`` pair) and ``grace``. Returns the rows that leave the buffer, with the input's
     columns; each carries the latest buffered update of its key.
+
+    ``late="emit"`` (``until_window_closes`` only; beyond Kafka): an update for a window that has already closed
+    leaves at once with ``late`` true in an added boolean column (Kafka lets it out unflagged, like a second final
+    result, which is the default ``"drop"``: nothing is held back for it); every other row has ``late`` false.
     """
     require_classic(df)
     if not isinstance(suppressed, Suppressed):
         raise TypeError(f"suppressed must be a Suppressed (Suppressed.until_time_limit(...)), got {suppressed!r}")
+    if not isinstance(late, str):
+        raise TypeError(f'late must be "drop" or "emit", got {late!r}')
     spec = {
         "key": column_list(key, "key"),
         "timestamp": column_name(timestamp, "timestamp"),
@@ -61,6 +68,7 @@ def suppress(
         "graceMs": None if grace is None else to_millis(grace, "grace"),
         "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
         "suppressed": suppressed._to_json(),
+        "late": late,
     }
     jdf = dataframe_facade(df).suppress(df._jdf, json.dumps(spec))
     return _wrap(jdf, df)

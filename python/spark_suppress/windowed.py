@@ -24,6 +24,7 @@ def aggregate_windowed(
     aggregations: Sequence["Column"],
     emit: EmitStrategy = EmitStrategy.on_window_update(),
     name: Optional[str] = None,
+    late: str = "drop",
 ) -> "DataFrame":
     """Aggregate a watermarked stream per key and window, emitting as ``emit`` says.
 
@@ -31,6 +32,11 @@ def aggregate_windowed(
     ``last``, aliased or not). The result has the key column(s), a ``window`` struct (``start``, ``end``), one column
     per aggregate, the result's timestamp (named like ``timestamp``) and, for session windows emitting updates, a
     boolean ``retraction`` column marking sessions that a merge removed.
+
+    ``late="emit"`` (beyond Kafka; default ``"drop"``, Kafka's behaviour: dropped and counted): a record dropped
+    because a window it belongs to has closed also leaves, as a row with ``late`` true: its key, the window it
+    missed, the aggregates of that record alone and its own timestamp, once per record and closed window. Every
+    other row has ``late`` false; the ``late`` column exists only under this option.
     """
     from pyspark.sql import Column
 
@@ -48,12 +54,15 @@ def aggregate_windowed(
         if not isinstance(a, Column):
             raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
     check_name(name)
+    if not isinstance(late, str):
+        raise TypeError(f'late must be "drop" or "emit", got {late!r}')
     spec = {
         "key": column_list(key, "key"),
         "timestamp": column_name(timestamp, "timestamp"),
         "windows": windows._to_json(),
         "emit": emit._mode,
         "name": name,
+        "late": late,
     }
     jfacade = dataframe_facade(df)
     jvm = df.sparkSession.sparkContext._jvm

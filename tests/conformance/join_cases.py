@@ -3,8 +3,10 @@
 Each vector becomes a stream input (key, ts, sv) and a table changelog input (key, ts, tv, deleted; a null
 table value is a tombstone) fed one record per step. The join's output columns (key, sv, tv, ts) are rendered
 as the vector's joiner string: ``sv + sep + tv`` with a null table value written "null" (Java concatenation).
-No input carries a watermark: the join takes its stream times from the records themselves, as Kafka does. The
-runner's session has one shuffle partition, so the join has one shard, as the Kafka tests have one task.
+By default no input carries a watermark: the join takes its stream times from the records themselves, as Kafka
+does. With ``--join-stream-watermark`` (run.py) the stream carries one with a 0-second delay and joins with a grace
+period release on it (``release_on_watermark``: a shard without more records is not starved); Kafka's timing must
+not change. The runner's session has one shuffle partition, so the join has one shard, as the Kafka tests have one task.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ GRACE_EXCEEDS_HISTORY = "History retention must be at least grace period."
 
 KEY_TYPES = {"int32": IntegerType(), "int64": LongType(), "string": StringType()}
 
+# Set by run.py's --join-stream-watermark: the stream input's watermark delay, or None for no watermark.
+STREAM_WATERMARK = None
+
 # Sides of a stream-table join; left_table/right_table belong to KTable-KTable joins.
 SIDES = ("stream", "table")
 
@@ -46,7 +51,10 @@ def _separator(cfg: Dict[str, Any]) -> str:
 
 def _inputs(driver: TestDriver, key_type):
     stream = driver.add_input(
-        "stream", StructType([StructField("key", key_type), StructField("ts", TimestampType()), StructField("sv", StringType())])
+        "stream",
+        StructType([StructField("key", key_type), StructField("ts", TimestampType()), StructField("sv", StringType())]),
+        timestamp=None if STREAM_WATERMARK is None else "ts",
+        watermark_delay=STREAM_WATERMARK or "0 seconds",
     )
     table = driver.add_input(
         "table",
@@ -81,6 +89,7 @@ def _join(stream, table, cfg: Dict[str, Any], name: str):
         how=cfg.get("joinType", "inner"),
         tombstone="deleted",
         name=name,
+        release_on_watermark=STREAM_WATERMARK is not None and cfg.get("graceMs") is not None,
     )
 
 

@@ -83,7 +83,14 @@ def skip_reason(module, v) -> Optional[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", default=None, help="run only vectors whose id contains this")
+    parser.add_argument("--join-stream-watermark", action="store_true",
+                        help="give the join's stream a 0-second watermark (it releases starved shards; Kafka's timing must hold)")
     args = parser.parse_args(argv)
+    if args.join_stream_watermark:
+        from tests.conformance import join_cases
+
+        join_cases.STREAM_WATERMARK = "0 seconds"
+
     directory = vector_dir()
     vectors = load_vectors(directory)
     print(f"conformance vectors from {directory}: {len(vectors)}")

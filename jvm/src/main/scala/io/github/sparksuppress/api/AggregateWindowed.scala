@@ -18,7 +18,8 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
  * The input is a stream of records with key column(s) and an event-time column carrying a watermark. The
  * output has the key columns, a `window` struct (`start`, `end` timestamps, as Spark's `window()` gives), one
  * column per aggregate, the result's timestamp (named as the input's event-time column) and, for session
- * windows emitting updates, a boolean `retraction` column.
+ * windows emitting updates, a boolean `retraction` column; and, under `withLateRecords(LateRecords.Emit)`, a boolean
+ * `late` column (see [[withLateRecords]]).
  *
  * @param aggregations Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last` (aliased or
  *                     not), or a typed `Aggregator` as `functions.udaf(aggregator)(columns...)`
@@ -30,16 +31,25 @@ final case class AggregateWindowed(
     windows: Windows,
     aggregations: Seq[Column],
     emit: EmitStrategy = EmitStrategy.onWindowUpdate(),
-    name: Option[String] = None)
+    name: Option[String] = None,
+    lateRecords: LateRecords = LateRecords.Drop)
     extends (DataFrame => DataFrame) {
 
   def withEmitStrategy(emit: EmitStrategy): AggregateWindowed = copy(emit = emit)
 
   def withName(name: String): AggregateWindowed = copy(name = Some(Suppressed.checkName(name)))
 
+  /**
+   * `LateRecords.Emit` (beyond Kafka): a record dropped because a window it belongs to has closed also leaves as a
+   * row with `late = true`: its key, the window it missed, the aggregates of that record alone and its own
+   * timestamp; one row per record and closed window, the records Kafka counts in `dropped-records-total` (a
+   * sliding window record that every window has passed by misses its own left window, `[ts - d, ts]`). Other
+   * rows have `late = false`. Records are then aggregated record by record (no combining before the shuffle).
+   */
+  def withLateRecords(lateRecords: LateRecords): AggregateWindowed = copy(lateRecords = lateRecords)
+
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
-  override def apply(df: DataFrame): DataFrame =
-    {
+  override def apply(df: DataFrame): DataFrame = {
     val r = request
     ChainPlan.apply(df, ChainStep.WindowedAggregateStep(r))(WindowAggregatePlan.build(_, r))
   }
@@ -56,7 +66,11 @@ final case class AggregateWindowed(
     if (emit == null) {
       throw new IllegalArgumentException(s"$operator: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
     }
-    WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations)
+    if (lateRecords == null) {
+      throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+    }
+    WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations,
+      emitLate = lateRecords == LateRecords.Emit)
   }
 }
 

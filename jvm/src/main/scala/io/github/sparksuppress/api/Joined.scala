@@ -8,7 +8,11 @@ import io.github.sparksuppress.core.JoinType
  * How a stream is joined with a table, as Kafka's `Joined`: inner or left, an optional grace period for the
  * stream side, and an optional operator name (metrics, errors). Immutable: every `with...` returns a copy.
  */
-final case class Joined private (joinType: JoinType, gracePeriod: Option[Duration], name: Option[String]) {
+final case class Joined private (
+    joinType: JoinType,
+    gracePeriod: Option[Duration],
+    name: Option[String],
+    watermarkRelease: Boolean = false) {
 
   /**
    * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
@@ -19,6 +23,15 @@ final case class Joined private (joinType: JoinType, gracePeriod: Option[Duratio
     Durations.millis("gracePeriod", gracePeriod)
     copy(gracePeriod = Some(gracePeriod))
   }
+
+  /**
+   * Beyond Kafka: a record waiting in the grace buffer also leaves once the query's watermark (the stream needs
+   * one) has passed its timestamp + grace and every stream record its shard has seen, so a shard that gets no
+   * more stream records does not keep its records. Spark then runs a micro-batch on every trigger, with or
+   * without new input: use a processing-time trigger (e.g. `Trigger.ProcessingTime("10 seconds")`); an
+   * `availableNow` or once trigger never finishes. Where Kafka would emit, its timing is unchanged.
+   */
+  def withWatermarkRelease(): Joined = copy(watermarkRelease = true)
 
   /** Names the operator: its metrics are reported under this name, and its state is checked against it. */
   def withName(name: String): Joined = copy(name = Some(Suppressed.checkName(name)))

@@ -20,6 +20,10 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressR
  * @param window    where windowed input carries its window; required by `untilWindowCloses`
  * @param grace     how long after a window's end it stays open; required by `untilWindowCloses`
  * @param tombstone a boolean column marking deletions
+ * @param lateRecords `LateRecords.Emit` (untilWindowCloses only; beyond Kafka): an update for a window that has
+ *                  already closed (window end + grace <= stream time, the update itself included) leaves at once
+ *                  with `late = true` in an added boolean column, instead of leaving as Kafka lets it out: unflagged,
+ *                  like a second final result. Other rows have `late = false`.
  */
 final case class Suppress(
     key: Seq[String],
@@ -27,12 +31,14 @@ final case class Suppress(
     suppressed: Suppressed,
     window: Option[WindowColumns] = None,
     grace: Option[Duration] = None,
-    tombstone: Option[String] = None)
+    tombstone: Option[String] = None,
+    lateRecords: LateRecords = LateRecords.Drop)
     extends (DataFrame => DataFrame) {
 
   def withWindow(window: WindowColumns): Suppress = copy(window = Option(window))
   def withGrace(grace: Duration): Suppress = copy(grace = Option(grace))
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
+  def withLateRecords(lateRecords: LateRecords): Suppress = copy(lateRecords = lateRecords)
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
   override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(chainRequest))(SuppressPlan.build(_, request))
@@ -57,11 +63,12 @@ final case class Suppress(
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
         ChainSuppressRequest(t.spec(name), suppressed.name, t.clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
-          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None)
+          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = lateRecords == LateRecords.Emit)
       case w: Suppressed.WindowCloses =>
         val g = grace.map(Durations.millis("grace", _))
         ChainSuppressRequest(w.spec(name, g.getOrElse(0L)), suppressed.name, SuppressionClock.EventTime, buffer.sizeModel,
-          key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g)
+          key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g,
+          emitLate = lateRecords == LateRecords.Emit)
     }
   }
 
@@ -82,6 +89,13 @@ final case class Suppress(
             s"$operator: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
+        if (lateRecords == LateRecords.Emit) {
+          val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
+          val argument = Spelling.choose("lateRecords", "late")
+          throw new IllegalArgumentException(
+            s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
+              s"update is late. Drop the $argument argument.")
+        }
         (t.spec(name), t.clock, None)
       case w: Suppressed.WindowCloses =>
         if (windowNames.isEmpty) {
@@ -95,8 +109,11 @@ final case class Suppress(
             "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none)."))
         (w.spec(name, Durations.millis("grace", g)), SuppressionClock.EventTime, windowNames)
     }
+    if (lateRecords == null) {
+      throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+    }
     SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowed, tombstone,
-      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk)
+      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk, emitLate = lateRecords == LateRecords.Emit)
   }
 }
 

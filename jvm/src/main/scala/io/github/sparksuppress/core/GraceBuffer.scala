@@ -47,6 +47,18 @@ final class GraceBuffer[K, V](val graceMs: Long)(implicit keys: Ordering[K]) {
     n
   }
 
+  /**
+   * Releases, oldest first, every record whose grace period has passed at `time` (a clock kept elsewhere, e.g. a
+   * watermark over all shards) or at this buffer's own stream time, whichever is later; returns how many. The
+   * buffer's stream time does not move, so which records are late stays Kafka's rule.
+   */
+  def releaseDueAt(time: Long, emit: Entry[K, V] => Unit): Int = {
+    val limit = TimeMath.minus(math.max(time, this.time), graceMs)
+    var n = 0
+    while (count > 0 && heap(0).timestamp <= limit) { emit(poll()); n += 1 }
+    n
+  }
+
   /** Visits every entry in no particular order. */
   def foreach(f: Entry[K, V] => Unit): Unit = {
     var i = 0

@@ -50,6 +50,8 @@ final class SessionWindowAggregator[V, B](
     }
     if (end < closeTime) {
       metrics.dropped += 1
+      // The session the record would have formed with the stored sessions it touches, which closed before it came.
+      if (sink.takesLate) sink.late(start, end, ts, aggregation.add(aggregation.initial(), value))
       return
     }
     val absorbs = start != ts || end != ts

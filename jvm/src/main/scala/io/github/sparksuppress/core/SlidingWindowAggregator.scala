@@ -35,7 +35,12 @@ final class SlidingWindowAggregator[V, B](
 
   def add(value: V, ts: Long, streamTime: Long, sink: WindowSink[B]): Unit = {
     val closeTime = TimeMath.minus(streamTime, definition.graceMs) // a window is open iff end >= this
-    if (TimeMath.plus(ts, d) < closeTime) metrics.dropped += 1
+    if (TimeMath.plus(ts, d) < closeTime) {
+      metrics.dropped += 1
+      // Every window holding the record is closed; the one it would have created is its left window.
+      val start = math.max(0L, ts - d)
+      late(start, TimeMath.plus(start, d), value, ts, sink)
+    }
     else if (ts < d) addEarly(value, ts, closeTime, sink)
     else addInOrder(value, ts, closeTime, sink)
   }
@@ -125,14 +130,23 @@ final class SlidingWindowAggregator[V, B](
       if (ts > e.timestamp) e.timestamp = ts
       changed = true
       if (emitsUpdates) sink.result(e.start, e.end, e.timestamp, e.buffer)
-    } else metrics.dropped += 1
+    } else {
+      metrics.dropped += 1
+      late(e.start, e.end, value, ts, sink)
+    }
 
   /** A new window from `seed` plus the record (replacing one created earlier for this record, as Kafka's put does). */
   private def create(start: Long, seed: B, value: V, ts: Long, closeTime: Long, sink: WindowSink[B]): Unit = {
     val end = TimeMath.plus(start, d)
     if (end >= closeTime) put(new WindowEntry(start, end, ts, aggregation.add(seed, value)), sink)
-    else metrics.dropped += 1
+    else {
+      metrics.dropped += 1
+      late(start, end, value, ts, sink)
+    }
   }
+
+  private def late(start: Long, end: Long, value: V, ts: Long, sink: WindowSink[B]): Unit =
+    if (sink.takesLate) sink.late(start, end, ts, aggregation.add(aggregation.initial(), value))
 
   /** The record's right window: the records after it, copied from the window that held them, without the record. */
   private def putRight(ts: Long, right: Snapshot, sink: WindowSink[B]): Unit =

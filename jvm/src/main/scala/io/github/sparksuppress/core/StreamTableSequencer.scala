@@ -25,6 +25,9 @@ final class StreamTableSequencer[K, S, T](
   val tableTime: Option[TableStreamTime] = spec.historyRetentionMs.map(new TableStreamTime(_))
   val buffer: Option[GraceBuffer[K, S]] = spec.graceMs.map(new GraceBuffer[K, S](_))
 
+  /** The largest timestamp of every stream record this shard has processed, dropped ones included. */
+  var streamSeen: Long = TableStreamTime.None
+
   private def now: Long = tableTime.fold(TableStreamTime.None)(_.time)
 
   def table(key: K, keyIsNull: Boolean, timestamp: Long, value: T, out: JoinSequence[K, S, T]): Unit =
@@ -39,7 +42,8 @@ final class StreamTableSequencer[K, S, T](
       timestamp: Long,
       value: S,
       size: Long,
-      out: JoinSequence[K, S, T]): Unit =
+      out: JoinSequence[K, S, T]): Unit = {
+    if (timestamp > streamSeen) streamSeen = timestamp
     if (spec.joinType.drops(keyIsNull, valueIsNull)) metrics.droppedNullKeyOrValue += 1
     else buffer match {
       case None => out.streamRecord(key, timestamp, value, now)
@@ -51,6 +55,18 @@ final class StreamTableSequencer[K, S, T](
         sample(b)
         if (b.releaseDue(e => out.streamRecord(e.key, e.timestamp, e.value, now)) > 0) sample(b)
     }
+  }
+
+  /**
+   * Joins every buffered record whose grace period has passed at `time`, a clock beyond Kafka's (the query's
+   * watermark over all shards), but only once `time` is later than every stream record this shard has seen: then
+   * other shards moved it, and this one would wait for a record that may never come. Up to that point Kafka's own
+   * clock decides (a dropped record moves a watermark but not Kafka's stream time), so Kafka's timing holds
+   * wherever Kafka emits.
+   */
+  def release(time: Long, out: JoinSequence[K, S, T]): Unit = if (time > streamSeen) buffer.foreach { b =>
+    if (b.releaseDueAt(time, e => out.streamRecord(e.key, e.timestamp, e.value, now)) > 0) sample(b)
+  }
 
   private def sample(b: GraceBuffer[K, S]): Unit = metrics.sampleBuffer(b.numRecords.toLong, b.sizeBytes)
 }

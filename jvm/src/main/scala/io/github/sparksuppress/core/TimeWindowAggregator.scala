@@ -33,7 +33,10 @@ final class TimeWindowAggregator[V, B](
         }
         changed = true
         if (emitsUpdates) sink.result(start, end, e.timestamp, e.buffer)
-      } else metrics.dropped += 1
+      } else {
+        metrics.dropped += 1
+        if (sink.takesLate) sink.late(start, end, ts, aggregation.add(aggregation.initial(), value))
+      }
       more = start <= ts - advance
       start += advance
     }

@@ -45,8 +45,12 @@ object PythonFacade {
       suppressed = suppressed(spec.get("suppressed")),
       window = window,
       grace = optional(spec, "graceMs").map(g => Duration.ofMillis(g.asLong())),
-      tombstone = optional(spec, "tombstone").map(_.asText())).apply(df)
+      tombstone = optional(spec, "tombstone").map(_.asText()),
+      lateRecords = lateRecords(spec)).apply(df)
   }
+
+  private def lateRecords(spec: JsonNode): LateRecords =
+    optional(spec, "late").map(l => LateRecords.fromName(l.asText())).getOrElse(LateRecords.Drop)
 
   private[python] def suppressed(s: JsonNode): Suppressed = {
     val buffer = bufferConfig(s.get("buffer"))
@@ -104,7 +108,8 @@ object PythonFacade {
     val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
     val base = Joined.forHow(spec.get("how").asText())
     val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
-    val joined = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
+    val named = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
+    val joined = if (optional(spec, "releaseOnWatermark").exists(_.asBoolean())) named.withWatermarkRelease() else named
     val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
     StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
   }
@@ -128,7 +133,8 @@ object PythonFacade {
         case "onWindowClose" => EmitStrategy.onWindowClose()
         case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
         case other => throw new IllegalArgumentException(s"unknown emit strategy '$other'")
-      })
+      },
+      lateRecords = lateRecords(spec))
     optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
   }
 

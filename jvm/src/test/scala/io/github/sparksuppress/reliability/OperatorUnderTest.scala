@@ -93,12 +93,17 @@ object OperatorsUnderTest {
     StructField("start", TimestampType), StructField("end", TimestampType)))))
 
   /** Final results of 2-second windows with 1 second of grace. */
-  val suppressWindowCloses: OperatorUnderTest = new OperatorUnderTest {
-    val name = "rel-suppress-window-closes"
+  val suppressWindowCloses: OperatorUnderTest = new SuppressWindowClosesUnderTest("rel-suppress-window-closes", LateRecords.Drop)
+
+  /** The same with late updates (the generator's 2.5 s jitter exceeds the 1 s grace) emitted flagged. */
+  val suppressWindowClosesLateEmit: OperatorUnderTest =
+    new SuppressWindowClosesUnderTest("rel-suppress-window-closes-late", LateRecords.Emit)
+
+  private class SuppressWindowClosesUnderTest(val name: String, late: LateRecords) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", windowedUpdates, Some("ts")))
     def build(in: Map[String, DataFrame]): DataFrame =
       in("updates").transform(Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name))
-        .withWindow(WindowColumns.struct("window")).withGrace(ms(1000)))
+        .withWindow(WindowColumns.struct("window")).withGrace(ms(1000)).withLateRecords(late))
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
@@ -146,11 +151,13 @@ object OperatorsUnderTest {
   private def stateRows(query: StreamingQuery): Long =
     Option(query.lastProgress).map(_.stateOperators.map(_.numRowsTotal).sum).getOrElse(0L)
 
-  private class AggregateUnderTest(val name: String, windows: Windows, emit: EmitStrategy) extends OperatorUnderTest {
+  private class AggregateUnderTest(val name: String, windows: Windows, emit: EmitStrategy,
+      late: LateRecords = LateRecords.Drop) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
     def build(in: Map[String, DataFrame]): DataFrame =
       in("updates").transform(AggregateWindowed(Seq("key"), "ts", windows,
-        Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")), emit).withName(name))
+        Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")), emit).withName(name)
+        .withLateRecords(late))
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
@@ -191,7 +198,12 @@ object OperatorsUnderTest {
     def buffered(query: StreamingQuery): Long = stateRows(query)
   }
 
+  /** Final results of hopping windows with the records dropped for closed windows emitted, flagged late. */
+  val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-late",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose(), LateRecords.Emit)
+
   /** Every operator the reliability checks cover. */
   val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses,
-    joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate, chainJoinAggregateSuppress)
+    suppressWindowClosesLateEmit, joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate,
+    aggregateHoppingLateEmit, chainJoinAggregateSuppress)
 }

@@ -86,7 +86,8 @@ object RestartEquivalenceSuite {
 class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
   protected def quickOperators: Seq[OperatorUnderTest] =
     Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose,
-      OperatorsUnderTest.chainJoinAggregateSuppress)
+      OperatorsUnderTest.chainJoinAggregateSuppress, OperatorsUnderTest.aggregateHoppingLateEmit,
+      OperatorsUnderTest.suppressWindowClosesLateEmit)
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {

@@ -11,6 +11,7 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
 import io.github.sparksuppress.api.Metrics
+import io.github.sparksuppress.spark.common.{KeyEncoding, ShardKeys}
 
 class StreamTableJoinSuite extends SparkSessionSuite {
 
@@ -64,6 +65,29 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       assert(j.order(order("bob", 120)) === Nil)
       assert(j.order(order("bob", 130)) === Seq(("alice", 100L, 7L, "gold")), "stream time 130 releases ts <= 100")
       assert(j.order(order("carol", 200)) === Seq(("bob", 120L, 1L, null), ("bob", 130L, 1L, null)))
+    } finally j.stop()
+  }
+
+  test("withWatermarkRelease: a buffered order leaves once the watermark passes it, though its shard gets no more orders") {
+    // Two shards (two state partitions); alice and the other customer in different ones.
+    val encoder = KeyEncoding.encoder(StructType(Seq(StructField("customer", StringType))))
+    def shard(c: String) = ShardKeys.shardOf(encoder.encode(Row(c)), 2)
+    val other = Iterator.from(0).map(i => s"c$i").find(shard(_) != shard("alice")).get
+    val d = TestDriver(spark)
+    val o = d.addInput("orders", orders, "order_ts", "0 seconds")
+    val t = d.addInput("tiers", tiers, null, null)
+    d.start(o.transform(StreamTableJoin("customer", "order_ts",
+      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10)).withWatermarkRelease())))
+    val j = new Join(d)
+    try {
+      assert(j.tier(tier("alice", 0, "silver")) === Nil)
+      assert(j.order(order("alice", 100, 7)) === Nil)
+      assert(j.order(order(other, 200)) === Nil, "Kafka's rule: stream time 200 is in the other shard")
+      // No more orders: by the end of the next micro-batch (a table write), the watermark of 200 has released
+      // alice's order (100 + 10 <= 200), not the other's (200 + 10 > 200).
+      assert(j.tier(tier("zed", 0, "bronze")) === Seq(("alice", 100L, 7L, "silver")))
+      assert(j.order(order(other, 300)) === Seq((other, 200L, 1L, null)), "alice's order is not joined twice")
+      assert(j.metrics("grace-buffer-count-current") === 1.0, "only the order at 300 waits")
     } finally j.stop()
   }
 
@@ -170,7 +194,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally j.stop()
   }
 
-  test("watermarks on the inputs change nothing in the join (rows below them are still joined)") {
+  test("watermarks on the inputs drop nothing: rows below them are still joined, by Kafka's rules") {
     val d = TestDriver(spark)
     val o = d.addInput("orders", orders, "order_ts", "0 seconds")
     val t = d.addInput("tiers", tiers, "changed_at", "0 seconds")
@@ -244,6 +268,11 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       .contains("two columns named 'amount'"))
     assert(error(joinWith(v.withInitialVersions(spark.range(1).toDF()), Joined.inner()))
       .contains("initialVersions column 'customer' is not a column"))
+    assert(error(joinWith(v, Joined.inner().withWatermarkRelease()))
+      .contains("withWatermarkRelease() releases records waiting in the grace buffer, but the join has no grace period"))
+    assert(error(joinWith(v, Joined.inner().withGracePeriod(ms(5)).withWatermarkRelease()))
+      .contains("release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
+        "stream.withWatermark(\"order_ts\", \"0 seconds\")"))
     val batch = spark.createDataFrame(java.util.Arrays.asList(order("a", 1)), orders)
     assert(error(batch.transform(StreamTableJoin("customer", "order_ts", v, Joined.inner()))).contains("not a streaming DataFrame"))
     val equal = joinWith(ChangelogTable.versioned(t, "changed_at", Duration.ofMinutes(6)),

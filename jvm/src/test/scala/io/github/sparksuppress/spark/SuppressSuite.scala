@@ -123,6 +123,45 @@ class SuppressSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("untilWindowCloses with LateRecords.Emit: an update for a closed window leaves flagged, once, also after a restart") {
+    val windowed = StructType(schema.fields :+ StructField("window", StructType(Seq(
+      StructField("start", TimestampType), StructField("end", TimestampType)))))
+    def w(k: String, v: String, t: Long, start: Long, end: Long) = Row(k, ts(t), v, false, Row(ts(start), ts(end)))
+    def run(late: LateRecords)(body: TestDriver => Unit): Unit = {
+      val d = TestDriver(spark, windowed, "ts")
+      val s = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(s"late-${late.name}"))
+        .withWindow(WindowColumns.struct("window")).withGrace(ms(1)).withLateRecords(late)
+      d.start(d.input.transform(s))
+      try body(d) finally d.stop()
+    }
+    run(LateRecords.Drop) { d =>
+      assert(d.step(w("hey", "7", 99, 99, 100)) === Nil)
+      assert(d.step(w("d2", "7", 101, 101, 102)).map(_.getString(2)) === Seq("7"))
+      val again = d.step(w("hey", "8", 99, 99, 100))
+      assert(again.map(r => (r.getString(0), r.getString(2))) === Seq(("hey", "8")), "Kafka lets it out like a final result")
+      assert(again.head.length === 5, "no late column by default")
+    }
+    def klv(rows: Seq[Row]) = rows.map(r => (r.getString(0), r.getString(2), r.getBoolean(5)))
+    run(LateRecords.Emit) { d =>
+      assert(d.step(w("hey", "7", 99, 99, 100)) === Nil)
+      assert(klv(d.step(w("d2", "7", 101, 101, 102))) === Seq(("hey", "7", false)))
+      assert(klv(d.step(w("hey", "8", 99, 99, 100))) === Seq(("hey", "8", true)))
+      d.restart()
+      assert(d.advance() === Nil, "the late row is not emitted again")
+      assert(klv(d.step(w("hey", "9", 100, 99, 100))) === Seq(("hey", "9", true)), "the watermark came back from the checkpoint")
+      assert(klv(d.step(w("x", "1", 103, 103, 104))) === Seq(("d2", "7", false)))
+    }
+  }
+
+  test("LateRecords.Emit is refused for untilTimeLimit, naming the parameter and the fix") {
+    val e = intercept[IllegalArgumentException] {
+      Suppress("key", "ts", Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded())).withLateRecords(LateRecords.Emit).request
+    }
+    assert(e.getMessage.contains("lateRecords") && e.getMessage.contains("untilWindowCloses only"))
+    val p = intercept[IllegalArgumentException](Spelling.forPython(LateRecords.fromName("keep")))
+    assert(p.getMessage.contains("late must be \"drop\"") && p.getMessage.contains("'keep'"))
+  }
+
   test("a restart from the checkpoint loses and duplicates nothing that was buffered") {
     val s = Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded()).withName("durable")
     val d = driver(_.transform(Suppress("key", "ts", s)))

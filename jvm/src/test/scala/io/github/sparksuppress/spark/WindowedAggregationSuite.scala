@@ -151,6 +151,53 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("LateRecords.Emit: a record dropped for a closed window leaves flagged, once per closed window, also after a restart") {
+    def run(late: LateRecords)(body: TestDriver => Unit): Unit = {
+      val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(0)).advanceBy(ms(5)), EmitStrategy.onWindowClose(),
+        count("*").as("n"), sum("amount").as("total")).withName(s"late-${late.name}").withLateRecords(late)))
+      try body(d) finally d.stop()
+    }
+    run(LateRecords.Drop) { d =>
+      assert(view(d.step(rec("a", 1, 2))) === Nil)
+      assert(view(d.step(rec("a", 12, 3))) === Seq(Seq("a", 0L, 10L, 1L, 2L, 1L)))
+      assert(view(d.step(rec("a", 8, 100))) === Nil, "[0,10) closed: dropped there; [5,15) takes it")
+      assert(Metrics.forQuery(d.streamingQuery)("late-drop")("dropped-records-total") === 1.0)
+      assert(view(d.step(rec("z", 30))).filter(_.head == "a") ===
+        Seq(Seq("a", 5L, 15L, 2L, 103L, 12L), Seq("a", 10L, 20L, 1L, 3L, 12L)))
+    }
+    run(LateRecords.Emit) { d =>
+      assert(view(d.step(rec("a", 1, 2))) === Nil)
+      assert(view(d.step(rec("a", 12, 3))) === Seq(Seq("a", 0L, 10L, 1L, 2L, 1L, false)))
+      assert(view(d.step(rec("a", 8, 100))) === Seq(Seq("a", 0L, 10L, 1L, 100L, 8L, true)),
+        "one row for the window it missed, aggregating that record alone; [5,15) takes it")
+      assert(Metrics.forQuery(d.streamingQuery)("late-emit")("dropped-records-total") === 1.0)
+      d.restart()
+      assert(d.advance() === Nil, "the late row is not emitted again")
+      assert(view(d.step(rec("a", 2, 7))) === Seq(Seq("a", 0L, 10L, 1L, 7L, 2L, true)), "only [0,10) holds 2 (starts are never negative)")
+      assert(view(d.step(rec("z", 30))).filter(_.head == "a") ===
+        Seq(Seq("a", 5L, 15L, 2L, 103L, 12L, false), Seq("a", 10L, 20L, 1L, 3L, 12L, false)))
+    }
+  }
+
+  test("LateRecords.Emit for sessions and sliding windows: the record's own session; a sliding record's left window") {
+    val sessions = driver(_.transform(aggregate(SessionWindows.ofInactivityGapAndGrace(ms(10), ms(0)), EmitStrategy.onWindowUpdate(),
+      count("*").as("n")).withLateRecords(LateRecords.Emit)))
+    try {
+      assert(view(sessions.step(rec("a", 100))) === Seq(Seq("a", 100L, 110L, 1L, 100L, false, false)))
+      assert(view(sessions.step(rec("a", 104))) === Seq(Seq("a", 100L, 110L, 1L, 100L, true, false), Seq("a", 100L, 114L, 2L, 104L, false, false)))
+      sessions.step(rec("b", 200))
+      assert(view(sessions.step(rec("a", 110))) === Seq(Seq("a", 110L, 120L, 1L, 110L, false, true)),
+        "[100,104] closed at the watermark 200 and left the state: the record's own session is what it missed")
+    } finally sessions.stop()
+    val sliding = driver(_.transform(aggregate(SlidingWindows.ofTimeDifferenceAndGrace(ms(10), ms(0)), EmitStrategy.onWindowClose(),
+      count("*").as("n")).withLateRecords(LateRecords.Emit)))
+    try {
+      sliding.step(rec("a", 50))
+      assert(view(sliding.step(rec("a", 100))) === Seq(Seq("a", 40L, 51L, 1L, 50L, false)))
+      assert(view(sliding.step(rec("a", 30))) === Seq(Seq("a", 20L, 31L, 1L, 30L, true)))
+    } finally sliding.stop()
+  }
+
   test("sessions survive a restart too, merging with what was stored") {
     val op = aggregate(SessionWindows.ofInactivityGapAndGrace(ms(10), ms(5)), EmitStrategy.onWindowUpdate(), count("*").as("n"))
     val d = driver(_.transform(op))

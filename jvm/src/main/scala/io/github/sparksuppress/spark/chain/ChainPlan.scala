@@ -55,6 +55,20 @@ object ChainPlan {
           "Join first and aggregate or suppress the joined stream, or write the upstream result to a sink and join it " +
           "in a second query.")
     }
+    // Options beyond Kafka that only the stand-alone operators implement.
+    d.steps.zip(names).foreach { case (step, name) =>
+      val option = step match {
+        case ChainStep.SuppressStep(r) if r.emitLate => Some("emitting late records")
+        case ChainStep.WindowedAggregateStep(r) if r.emitLate => Some("emitting late records")
+        case ChainStep.JoinStep(r) if r.watermarkRelease => Some("releasing buffered records on the watermark")
+        case _ => None
+      }
+      option.foreach { o =>
+        throw new IllegalArgumentException(
+          s"$name: $o is not supported inside a chain ($operator) yet. Drop that option, or run this operator in " +
+            "a query of its own that reads the upstream result from a sink.")
+      }
+    }
     val df = d.input
     InputColumns.requireStreaming(df, "the input", operator)
     InputColumns.requireNoUpstreamStatefulOperator(df, operator)

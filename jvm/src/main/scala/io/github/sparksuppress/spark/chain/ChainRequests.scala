@@ -13,6 +13,7 @@ import io.github.sparksuppress.spark.suppress.WindowColumnNames
  *                          which the chain replaces by the close time of the aggregation before it
  * @param untilWindowCloses buffer time = window end, tombstones dropped
  * @param graceMs           the grace the user gave, if any
+ * @param emitLate          late updates were asked to leave flagged (not supported in a chain: refused there)
  */
 private[sparksuppress] final case class ChainSuppressRequest(
     spec: SuppressionSpec,
@@ -25,7 +26,8 @@ private[sparksuppress] final case class ChainSuppressRequest(
     tombstone: Option[String],
     spillToDisk: Boolean,
     untilWindowCloses: Boolean,
-    graceMs: Option[Long]) {
+    graceMs: Option[Long],
+    emitLate: Boolean = false) {
   def name: String = spec.name
 }
 

@@ -16,6 +16,8 @@ import io.github.sparksuppress.spark.common._
  * @param tableValueSchema   the table's value columns: stored per key, and the end of the output
  * @param streamKeyColumns   indices of the key columns in `streamSchema` (for the buffered size)
  * @param streamValueColumns indices of the stream's other columns but the event time (for the buffered size)
+ * @param releaseByWatermark the stream has a watermark: buffered records also leave once it passes their
+ *                           timestamp + grace, and a shard with buffered records is called every micro-batch
  */
 private[sparksuppress] final case class JoinParams(
     operatorName: String,
@@ -24,7 +26,8 @@ private[sparksuppress] final case class JoinParams(
     streamSchema: StructType,
     tableValueSchema: StructType,
     streamKeyColumns: Array[Int],
-    streamValueColumns: Array[Int])
+    streamValueColumns: Array[Int],
+    releaseByWatermark: Boolean = false)
 
 /**
  * The join's first stateful operator, called once per shard: it runs the shard's [[StreamTableSequencer]] over
@@ -52,6 +55,10 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
         out += Row(key, out.length.toLong, Out.StreamRecord, timestamp, tableTime, value, null)
     }
 
+    // The watermark is the previous micro-batch's: what it releases goes before this batch's records, as
+    // Kafka would have released it before processing them.
+    if (p.releaseByWatermark) sequencer.release(state.getCurrentWatermarkMs(), sink)
+
     val batch = rows.toArray
     java.util.Arrays.sort(batch, BySideThenArrival)
     batch.foreach { row =>
@@ -71,6 +78,9 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     if (sequencer.tableTime.isDefined || sequencer.buffer.isDefined) {
       state.update(JoinShardState.write(sequencer, p.explicitName, streamRows))
     }
+    // A processing-time timeout is the only timer Spark allows before another stateful operator; expiring at the
+    // next trigger, it has this shard called again with the new watermark, with or without new records.
+    if (p.releaseByWatermark && sequencer.buffer.exists(!_.isEmpty)) state.setTimeoutDuration(1L)
     if (metrics != null) {
       metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
       metrics.count("expired-table-writes", counts.expiredTableWrites)

@@ -11,7 +11,10 @@ import io.github.sparksuppress.spark.common._
  *
  * {{{
  *   header (StateHeader) | table time (zig-zag) | has buffer (byte) [| stream row descriptor | buffer entries]
+ *     [| largest stream timestamp seen (zig-zag)]
  * }}}
+ *
+ * The last field came later; state written without it reads as the buffer's stream time.
  */
 private[spark] object JoinShardState {
   val Format: Int = 1
@@ -27,6 +30,7 @@ private[spark] object JoinShardState {
         GraceBufferCodec.write(b, out)(Codec.bytes, RowValues.writing(rows))
       case None => out.writeByte(0)
     }
+    out.writeZigZag(s.streamSeen)
     out.toByteArray
   }
 
@@ -66,5 +70,7 @@ private[spark] object JoinShardState {
           }
       }
     }
+    into.streamSeen =
+      if (in.remaining > 0) in.readZigZag() else into.buffer.fold(TableStreamTime.None)(_.streamTime)
   }
 }

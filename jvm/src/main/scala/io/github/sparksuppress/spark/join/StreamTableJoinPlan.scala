@@ -22,8 +22,11 @@ import io.github.sparksuppress.spark.common._
  * bounded by the grace period times the stream's rate.
  *
  * Neither operator uses event-time timeouts: Spark refuses any stateful operator after one that does (its
- * global-watermark correctness check), and the join needs none, since buffered records are released by later
- * stream records, as in Kafka. For the same reason no watermark is needed on either input.
+ * global-watermark correctness check). Buffered records are released by later stream records of their shard, as in
+ * Kafka, so no watermark is needed on either input. When the stream has one, a shard that gets no more stream
+ * records can still let its records go once the watermark passes them (opt-in): the first operator then uses a
+ * processing-time timeout (allowed before another stateful operator) so that Spark calls a shard with buffered
+ * records in every micro-batch, and reads the watermark through the bypass anchor.
  */
 private[sparksuppress] object StreamTableJoinPlan {
   import StreamTableJoinLayout._
@@ -82,7 +85,14 @@ private[sparksuppress] object StreamTableJoinPlan {
 
     val spec = j.spec
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
-    val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues)
+    val releaseByWatermark = j.watermarkRelease
+    if (releaseByWatermark && !stream.schema.fields.exists(WatermarkBypass.hasMarker)) {
+      throw new IllegalArgumentException(
+        s"$operator: release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
+          s"stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\"), or drop the watermark release.")
+    }
+    val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
+      releaseByWatermark)
     // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
     val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
       tombstone.map(tableSchema(_).name), tableValueSchema)
@@ -104,12 +114,16 @@ private[sparksuppress] object StreamTableJoinPlan {
         valueNull = lit(false),
         tableRow = structOf(tableValueSchema),
         tombstone = tableColumns.tombstone.map(quoted).getOrElse(lit(null).cast(BooleanType))): _*)
-    val unioned = streamSide.union(tableSide)
+    // The anchor lets the first operator read the watermark (it carries the marker, and is never late).
+    val unioned =
+      if (releaseByWatermark) streamSide.select(col("*"), WatermarkBypass.anchor).union(tableSide.select(col("*"), WatermarkBypass.anchor))
+      else streamSide.union(tableSide)
 
     val sequenceOut = Out.schema(streamSchema, tableValueSchema)
     val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
     val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
-    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut)
+    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut,
+      if (releaseByWatermark) GroupStateTimeout.ProcessingTimeTimeout() else GroupStateTimeout.NoTimeout())
 
     val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
     val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
@@ -120,16 +134,20 @@ private[sparksuppress] object StreamTableJoinPlan {
 
   private type Grouped[V] = KeyValueGroupedDataset[Array[Byte], V]
 
-  /** `flatMapGroupsWithState` in append mode without timeouts, from `initial` state if there is one. */
+  /**
+   * `flatMapGroupsWithState` in append mode, from `initial` state if there is one; never with an event-time timeout,
+   * which Spark refuses before another stateful operator (`ChainedStateProbeSuite`, `ProcessingTimeChainProbeSuite`).
+   */
   private def withState(
       groups: Grouped[Row],
       initial: Option[Grouped[Array[Byte]]],
       fn: (Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row],
-      output: StructType): DataFrame = {
+      output: StructType,
+      timeout: GroupStateTimeout = GroupStateTimeout.NoTimeout()): DataFrame = {
     val (state, out) = (Encoders.BINARY, Encoders.row(output))
     initial match {
-      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), i)(fn)(state, out)
-      case None => groups.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(fn)(state, out)
+      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(fn)(state, out)
+      case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(state, out)
     }
   }
 

@@ -10,13 +10,15 @@ import io.github.sparksuppress.core.StreamTableJoinSpec
  *
  * @param explicitName the name the user gave, if any (it guards the operator's state in the checkpoint)
  * @param table        the table side's changelog, its columns, and the static versions it starts from
+ * @param watermarkRelease buffered records also leave once the stream's watermark passes them (beyond Kafka)
  */
 private[sparksuppress] final case class StreamTableJoinRequest(
     spec: StreamTableJoinSpec,
     explicitName: Option[String],
     on: Seq[String],
     streamTimestamp: String,
-    table: TableSide)
+    table: TableSide,
+    watermarkRelease: Boolean = false)
 
 /** The table side of a join: a streaming changelog, its event-time and tombstone columns, initial versions. */
 private[sparksuppress] final case class TableSide(

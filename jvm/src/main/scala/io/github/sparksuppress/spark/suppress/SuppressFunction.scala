@@ -17,6 +17,8 @@ import io.github.sparksuppress.spark.common._
  * @param valueColumns  indices of the columns whose size counts as the value's
  * @param window        where the window's bounds are, for windowed input
  * @param windowEndIsBufferTime true for `untilWindowCloses` (buffer time = window end)
+ * @param emitLate      (untilWindowCloses) an update whose window has closed leaves at once with `late = true`; the
+ *                      output has the user's columns and `late`
  */
 private[sparksuppress] final case class SuppressParams(
     operatorName: String,
@@ -32,7 +34,8 @@ private[sparksuppress] final case class SuppressParams(
     tombstoneColumn: Option[Int],
     sizeModel: EntrySizeModel,
     sharded: Boolean,
-    epoch: Long)
+    epoch: Long,
+    emitLate: Boolean = false)
 
 /**
  * The function `flatMapGroupsWithState` calls for each group: one key (unbounded buffers) or one shard (bounded
@@ -68,7 +71,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
 
     val out = new ArrayBuffer[Row]()
     val emitter = new SuppressionEmitter[Array[Byte], Row] {
-      def emit(record: BufferedRecord[Array[Byte], Row]): Unit = out += record.value
+      def emit(record: BufferedRecord[Array[Byte], Row]): Unit = out += (if (p.emitLate) flagged(record.value, late = false) else record.value)
     }
 
     suppressor.evictExpired(now, emitter)
@@ -87,7 +90,12 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
             if (p.windowEndIsBufferTime) windowEnd(row) else ts
         }
         val payload = userColumns(row)
-        suppressor.put(row.getAs[Array[Byte]](n), payload, ts, bufferTime, size(payload), streamTime, emitter)
+        // Kafka would buffer an update for a closed window and let it out at once, like a final result; flagged,
+        // it leaves instead of being buffered, after whatever became due with it.
+        if (p.emitLate && bufferTime <= TimeMath.minus(streamTime, p.spec.timeLimitMs)) {
+          suppressor.evictExpired(streamTime, emitter)
+          out += flagged(payload, late = true)
+        } else suppressor.put(row.getAs[Array[Byte]](n), payload, ts, bufferTime, size(payload), streamTime, emitter)
         i += 1
       }
     }
@@ -149,6 +157,14 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val values = new Array[Any](n)
     var i = 0
     while (i < n) { values(i) = row.get(i); i += 1 }
+    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+  }
+
+  private def flagged(payload: Row, late: Boolean): Row = {
+    val values = new Array[Any](n + 1)
+    var i = 0
+    while (i < n) { values(i) = payload.get(i); i += 1 }
+    values(n) = late
     Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
   }
 

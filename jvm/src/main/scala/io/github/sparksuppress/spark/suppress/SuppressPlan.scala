@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
 import org.apache.spark.sql.api.java.UDF1
 import org.apache.spark.sql.functions.{col, count, lit, struct, udf}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
-import org.apache.spark.sql.types.{BinaryType, StructField, StructType}
+import org.apache.spark.sql.types.{BinaryType, BooleanType, StructField, StructType}
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.SuppressionClock
@@ -14,6 +14,7 @@ import io.github.sparksuppress.spark.common._
  *  `flatMapGroupsWithState` with a [[SuppressFunction]]. */
 private[sparksuppress] object SuppressPlan {
   val RocksDBProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+  val LateColumn = "late"
 
   def build(df: DataFrame, s: SuppressRequest): DataFrame = {
     RuntimeCompatibility.check()
@@ -73,7 +74,18 @@ private[sparksuppress] object SuppressPlan {
       tombstoneColumn = tombIdx,
       sizeModel = s.sizeModel,
       sharded = s.sharded,
-      epoch = nextEpoch())
+      epoch = nextEpoch(),
+      emitLate = s.emitLate)
+    val outputSchema =
+      if (!s.emitLate) schema
+      else {
+        if (schema.fieldNames.exists(_.equalsIgnoreCase(LateColumn))) {
+          throw new IllegalArgumentException(
+            s"$operator: the input has a column named '$LateColumn', which the output uses to flag late updates. " +
+              "Rename that column before the operator.")
+        }
+        schema.add(StructField(LateColumn, BooleanType, nullable = false))
+      }
 
     val keyInputs: Seq[Column] = keyIdx.toSeq.map(i => col(ColumnNames.quote(schema.fields(i).name))) ++
       s.window.toSeq.flatMap {
@@ -105,7 +117,7 @@ private[sparksuppress] object SuppressPlan {
     val out = internal
       .groupBy(col(groupColumn))
       .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(internal.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.BINARY, Encoders.row(schema))
+      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.BINARY, Encoders.row(outputSchema))
     out.observe(op.observationName, count(lit(1)).as("emitted"))
   }
 

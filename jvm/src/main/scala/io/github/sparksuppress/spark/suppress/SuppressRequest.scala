@@ -10,6 +10,7 @@ import io.github.sparksuppress.core.{EntrySizeModel, SuppressionClock, Suppressi
  * @param window       where windowed input carries its window (set exactly when the window's end is the buffer time)
  * @param sharded      bounded buffers see all keys of a state partition at once, so they group by shard
  * @param spillToDisk  the buffer must live in the RocksDB state store provider
+ * @param emitLate     (untilWindowCloses) updates for a window that has closed leave flagged in a `late` column
  */
 private[sparksuppress] final case class SuppressRequest(
     spec: SuppressionSpec,
@@ -21,7 +22,8 @@ private[sparksuppress] final case class SuppressRequest(
     window: Option[WindowColumnNames],
     tombstone: Option[String],
     sharded: Boolean,
-    spillToDisk: Boolean) {
+    spillToDisk: Boolean,
+    emitLate: Boolean = false) {
   def name: String = spec.name
 }
 

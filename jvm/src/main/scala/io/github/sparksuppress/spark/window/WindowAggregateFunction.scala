@@ -136,10 +136,15 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     val out = new ArrayBuffer[Row]()
     def result(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, false)
     def retraction(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, true)
+    override def takesLate: Boolean = p.emitLate
+    override def late(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit =
+      out += row(start, end, timestamp, buffer, retraction = false, late = true)
 
-    private def row(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer, retraction: Boolean): Row = {
+    private def row(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer, retraction: Boolean,
+        late: Boolean = false): Row = {
       val keys = keyValues.length
-      val values = new Array[Any](keys + 2 + p.aggregates.length + (if (p.retractions) 1 else 0))
+      val extra = (if (p.retractions) 1 else 0) + (if (p.emitLate) 1 else 0)
+      val values = new Array[Any](keys + 2 + p.aggregates.length + extra)
       var i = 0
       while (i < keys) { values(i) = p.outputKey(keyValues, i); i += 1 }
       values(keys) = Row(time(start), time(p.outputEnd(end)))
@@ -147,6 +152,7 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       while (a < p.aggregates.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
       values(keys + 1 + a) = time(timestamp)
       if (p.retractions) values(keys + 2 + a) = retraction
+      if (p.emitLate) values(keys + 1 + a + extra) = late
       Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
     }
   }

@@ -15,6 +15,7 @@ import io.github.sparksuppress.spark.common._
  * @param precombine     records are combined per key and window before the shuffle (time windows, final
  *                       results, built-in aggregates only)
  * @param timestampNtz   the event-time column is TIMESTAMP_NTZ (the output times are then too)
+ * @param emitLate       records dropped for a closed window leave as rows too; the output has a `late` column
  * @param fingerprint    what stored state depends on (windows, aggregates, key types); checked on restore
  */
 private[sparksuppress] final case class WindowAggregateParams(
@@ -28,7 +29,8 @@ private[sparksuppress] final case class WindowAggregateParams(
     inputSchema: StructType,
     precombine: Boolean,
     timestampNtz: Boolean,
-    fingerprint: Long) {
+    fingerprint: Long,
+    emitLate: Boolean = false) {
 
   /** Sessions emitting updates also retract the sessions a merge removes. */
   def retractions: Boolean = mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]

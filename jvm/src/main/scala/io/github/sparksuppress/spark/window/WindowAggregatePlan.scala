@@ -19,6 +19,7 @@ import io.github.sparksuppress.spark.common._
 private[sparksuppress] object WindowAggregatePlan {
   val WindowColumn = "window"
   val RetractionColumn = "retraction"
+  val LateColumn = "late"
 
   def build(df: DataFrame, a: WindowAggregateRequest): DataFrame = {
     RuntimeCompatibility.check()
@@ -58,22 +59,26 @@ private[sparksuppress] object WindowAggregatePlan {
       keySchema = keySchema,
       groupSchema = groupSchema,
       inputSchema = resolved.inputSchema,
-      precombine = definition.isInstanceOf[TimeWindowDefinition] && mode == EmitMode.OnWindowClose && !typed,
+      // A late row aggregates one record, so records cannot be combined before the shuffle.
+      precombine = definition.isInstanceOf[TimeWindowDefinition] && mode == EmitMode.OnWindowClose && !typed && !a.emitLate,
       timestampNtz = timeType == TimestampNTZType,
       fingerprint = (definition.toString + "|" + resolved.aggregates.map(_.layout).mkString(",") + "|" +
-        keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong)
+        keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong,
+      emitLate = a.emitLate)
 
     val outputSchema = StructType(
       keySchema.fields.toSeq ++
         Seq(StructField(WindowColumn, StructType(Seq(StructField("start", timeType), StructField("end", timeType))), nullable = false)) ++
         resolved.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
         Seq(StructField(tsField.name, timeType, nullable = false)) ++
-        (if (params.retractions) Seq(StructField(RetractionColumn, BooleanType, nullable = false)) else Nil))
+        (if (params.retractions) Seq(StructField(RetractionColumn, BooleanType, nullable = false)) else Nil) ++
+        (if (params.emitLate) Seq(StructField(LateColumn, BooleanType, nullable = false)) else Nil))
     val clash = outputSchema.fieldNames.groupBy(_.toLowerCase).collectFirst { case (_, ns) if ns.length > 1 => ns.head }
     clash.foreach { c =>
       throw new IllegalArgumentException(
         s"$operator: the output would have two columns named '$c' (its columns are the keys, '$WindowColumn', the " +
-          s"aggregates, the event-time column '${tsField.name}'" + (if (params.retractions) s" and '$RetractionColumn'" else "") +
+          s"aggregates, the event-time column '${tsField.name}'" + (if (params.retractions) s", '$RetractionColumn'" else "") +
+          (if (params.emitLate) s", '$LateColumn'" else "") +
           "). Give the aggregate another alias, or rename the column before the operator.")
     }
 

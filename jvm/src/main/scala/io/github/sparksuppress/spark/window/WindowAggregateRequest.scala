@@ -9,6 +9,7 @@ import io.github.sparksuppress.core.{EmitMode, WindowDefinition}
  * the names of the input's columns and the user's aggregate columns, which only the DataFrame can check.
  *
  * @param explicitName the name the user gave, if any (it guards the operator's state in the checkpoint)
+ * @param emitLate     records dropped for a closed window leave too, flagged in a `late` column
  */
 private[sparksuppress] final case class WindowAggregateRequest(
     name: String,
@@ -17,4 +18,5 @@ private[sparksuppress] final case class WindowAggregateRequest(
     timestamp: String,
     definition: WindowDefinition,
     mode: EmitMode,
-    aggregations: Seq[Column])
+    aggregations: Seq[Column],
+    emitLate: Boolean = false)

@@ -1,0 +1,31 @@
+package io.github.sparksuppress.api
+
+/**
+ * What an operator does with a record that comes after its window has closed. Kafka drops it and counts it
+ * ([[LateRecords.Drop]], the default); [[LateRecords.Emit]] goes beyond Kafka: the record leaves in the operator's
+ * output, marked by a boolean `late` column (true for late rows, false for every other row), which the output
+ * has only under this option.
+ */
+sealed abstract class LateRecords(val name: String) extends Serializable {
+  override def toString: String = s"LateRecords.${name.capitalize}"
+}
+
+object LateRecords {
+  case object Drop extends LateRecords("drop")
+  case object Emit extends LateRecords("emit")
+
+  /** The name of the output column marking late rows. */
+  val Column = "late"
+
+  /** `"drop"` or `"emit"`, as Python passes it. */
+  def fromName(name: String): LateRecords = name match {
+    case "drop" => Drop
+    case "emit" => Emit
+    case other =>
+      throw new IllegalArgumentException(Spelling.choose(
+        s"lateRecords must be LateRecords.Drop (Kafka's behaviour: late records are dropped and counted) or " +
+          s"LateRecords.Emit (they leave in the output, flagged in the column 'late'); got '$other'.",
+        s"late must be \"drop\" (Kafka's behaviour: late records are dropped and counted) or \"emit\" (they " +
+          s"leave in the output, flagged in the column 'late'); got '$other'."))
+  }
+}
