@@ -3,7 +3,8 @@
 
     benchmarks/run.py                  # everything (make bench); about 20-30 minutes on 2 cores
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
-    benchmarks/run.py --only join      # some benchmarks: final_results, rate_limit, buffer_core, scaling, join
+    benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
+                                       #   python_stateful, scaling, large_state, join
 
 Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
 Exits 1 if a benchmark failed or a result check (same final rows, every record joined once) did not hold;
@@ -29,7 +30,7 @@ from harness import machine  # noqa: E402
 from harness.config import FULL, QUICK  # noqa: E402
 from harness.measure import log  # noqa: E402
 
-SPARK_BENCHMARKS = ["final_results", "rate_limit", "scaling", "join"]
+SPARK_BENCHMARKS = ["final_results", "rate_limit", "window_kinds", "python_stateful", "scaling", "large_state", "join"]
 ALL = ["buffer_core"] + SPARK_BENCHMARKS
 
 

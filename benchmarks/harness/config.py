@@ -43,6 +43,15 @@ class Settings:
     join_graces_ms: List[int]
     join_history_retention_ms: int
     join_table_version_interval_ms: int
+    # PySpark's three stateful APIs: transformWithStateInPandas makes a call to the JVM per state access, so its
+    # full-run set is smaller than final_results' (the targets compare systems on the same set).
+    python_stateful: EventShape
+    # State far larger than memory's comfort, on RocksDB: a fixed number of records over growing key counts, ten
+    # times the event rate of the other sets so that a 10-second window holds about a million records.
+    large_state_records: int
+    large_state_keys: List[int]
+    large_state_records_per_file: int
+    large_state_records_per_second: int
     # JMH: forks, warm-up iterations, measured iterations, time per iteration, buffer size, trace sizes.
     jmh: Dict[str, object] = field(default_factory=dict)
 
@@ -78,6 +87,11 @@ FULL = Settings(
     join_graces_ms=[0, 1_000, 5_000, 20_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
+    python_stateful=EventShape(records=500_000, keys=10_000, records_per_file=100_000),
+    large_state_records=10_000_000,
+    large_state_keys=[10_000, 100_000, 1_000_000],
+    large_state_records_per_file=1_000_000,
+    large_state_records_per_second=100_000,
     # Evictions get their own longer run: each measured eviction needs an untimed refill of the buffer, so a
     # 1 s iteration holds only ~10 of them, and Kafka's buffer (which allocates while it evicts) has young
     # collections land inside some of them; 4 forks x 10 iterations narrow its interval from about +-25% to +-9%.
@@ -106,6 +120,11 @@ QUICK = Settings(
     join_graces_ms=[0, 5_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
+    python_stateful=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
+    large_state_records=40_000,
+    large_state_keys=[100, 10_000],
+    large_state_records_per_file=10_000,
+    large_state_records_per_second=100_000,
     jmh={"forks": 1, "warmup_iterations": 1, "iterations": 2, "iteration_time": "200ms", "size": 10_000,
          "records": 50_000, "distinct_keys": 5_000, "time_limit_ms": 5_000, "max_records": 2_000,
          "evict_forks": 1, "evict_iterations": 2},
