@@ -1,5 +1,5 @@
-"""Benchmark: final results (``on_window_close``) of every window kind besides tumbling, on the events of
-``final_results``.
+"""Benchmark: final results (``on_window_close``) of every window kind besides tumbling, on events shaped as
+``final_results``' (half as many in a full run).
 
 - hopping (size 10 s, advance 1 s: ten windows per record) against Spark's ``groupBy(window(ts, "10 seconds",
   "1 second"), key).count()``, append mode;
@@ -7,7 +7,7 @@
 - Kafka's sliding windows (10 s time difference), which Spark has no operator for, against the same windows in
   ``applyInPandasWithState``.
 
-Each job also has the floor (read, shuffle by key, write), reused from ``final_results`` when that ran.
+Each job also has the floor (read, shuffle by key, write), measured once for the three.
 
 Checks. Hopping: the same rows as Spark (the window definitions coincide). Sessions: the same rows except for keys
 where two consecutive records are exactly one gap apart, which Kafka's rule joins into one session (the gap bound
@@ -76,7 +76,7 @@ def library_windows(kind: str, grace_ms: int):
 
 
 def systems(ctx: Context, kind: str) -> List[System]:
-    grace = ctx.settings.final_results.disorder_ms
+    grace = ctx.settings.window_kinds.disorder_ms
     lib = System(f"spark-suppress {kind}", f"{kind}: spark-suppress aggregate_windowed(on_window_close)", "library",
                  lambda p: library(ctx.spark, p, library_windows(kind, grace)))
     if kind == "hopping":
@@ -165,7 +165,7 @@ def check(kind: str, measured: Dict[str, Measured], input_dir: str, records: int
 
 
 def run(ctx: Context) -> Dict[str, Any]:
-    s, shape = ctx.settings, ctx.settings.final_results
+    s, shape = ctx.settings, ctx.settings.window_kinds
     path = ev.events(ctx.data_dir, shape)
     records: List[Dict[str, Any]] = []
     checks: Dict[str, Any] = {}
