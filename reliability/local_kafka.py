@@ -68,8 +68,9 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: str, seconds: int)
 
 
 @contextmanager
-def broker(work: str, heap: str = "512m", partitions: int = 1) -> Iterator[str]:
-    """A broker with its data under ``work``, listening on loopback only; yields its bootstrap address."""
+def broker(work: str, heap: str = "512m", partitions: int = 1, settings: Sequence[str] = ()) -> Iterator[str]:
+    """A broker with its data under ``work``, listening on loopback only; yields its bootstrap address.
+    ``settings`` are more ``name=value`` lines of its configuration."""
     jars = broker_jars()
     os.makedirs(work, exist_ok=True)
     port, controller = free_port(), free_port()
@@ -91,6 +92,7 @@ def broker(work: str, heap: str = "512m", partitions: int = 1) -> Iterator[str]:
             "transaction.state.log.min.isr=1",
             "group.initial.rebalance.delay.ms=0",
             "auto.create.topics.enable=true",
+            *settings,
         ]) + "\n")
     java = ["java", f"-Xmx{heap}", "-cp", os.pathsep.join(jars)]
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")

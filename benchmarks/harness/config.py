@@ -127,9 +127,10 @@ QUICK = Settings(
     join_graces_ms=[0, 5_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
-    window_kinds=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
-    python_stateful=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
-    large_state_records=40_000,
+    # One data micro-batch each: in a smoke run the per-batch overheads are all the time there is.
+    window_kinds=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
+    python_stateful=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
+    large_state_records=20_000,
     large_state_keys=[100, 10_000],
     large_state_records_per_file=10_000,
     large_state_records_per_second=100_000,

@@ -129,7 +129,10 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
     runs: Dict[str, List[Dict[str, Any]]] = {n: [] for n in systems}
     checks: Dict[str, Any] = {}
     timeout_s = 1800 if s.mode == "full" else 600
-    with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
+    # The events' timestamps are from 2023: with the default 7-day retention by record time the broker would delete
+    # each segment of every topic as soon as it rolled, events and results alike.
+    with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS,
+                            settings=["log.retention.ms=-1"]) as bootstrap:
         for r in range(s.kafka_repeats):
             for system in systems:  # round robin, as the other benchmarks
                 run_dir = os.path.join(work, f"{system}-{r}")

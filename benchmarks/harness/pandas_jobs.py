@@ -86,8 +86,9 @@ def limit_step(buffered, stream_time: int, pdf, time_limit_ms: int, max_records:
         evict_oldest()
     if pdf is not None and len(pdf):
         pdf = pdf.sort_values("seq", kind="stable")
-        ms = pdf["ms"] if "ms" in pdf else _millis(pdf["ts"])
-        for k, t, v in zip(pdf["key"].tolist(), list(ms), pdf["value"].tolist()):
+        # Python ints, not numpy's: Spark's state and timeout setters take the former only.
+        ms = (pdf["ms"].to_numpy() if "ms" in pdf else _millis(pdf["ts"])).tolist()
+        for k, t, v in zip(pdf["key"].tolist(), ms, pdf["value"].tolist()):
             if t > stream_time:
                 stream_time = t
             entry = buffered.get(k)

@@ -37,7 +37,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * {@code run} starts consuming OUT first, then produces every line {@code key,timestampMs,value} of EVENTS_CSV
  * to IN with that timestamp, and stops once it has read EXPECTED results whose keys do not start with {@code ~}
- * (the flush records' windows, which never close). It writes the results it read to ROWS and prints one line
+ * (the flush records' windows, which never close). Once everything is produced, it sends the flush records
+ * again every half second: Kafka Streams looks for closed windows at most once a second of wall time, when a
+ * record arrives, so without a later record the windows the flush closed would wait forever (the repeats do
+ * not move stream time; both systems count them in the flush records' own windows, which are left out). It writes the results it read to ROWS and prints one line
  * {@code RESULT {...}} with the first-produced, last-produced and last-consumed wall times (ms).
  */
 public final class KafkaDriver {
@@ -76,16 +79,26 @@ public final class KafkaDriver {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
 
         Map<String, String> rows = new HashMap<>();
+        List<String> flush = new ArrayList<>();
         AtomicLong firstProduced = new AtomicLong(), lastProduced = new AtomicLong();
         long produced;
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c)) {
             consumer.subscribe(List.of(out));
             consumer.poll(Duration.ofMillis(100)); // joins the group before the first result can exist
-            Thread producer = new Thread(() -> produce(p, in, eventsCsv, firstProduced, lastProduced));
+            Thread producer = new Thread(() -> produce(p, in, eventsCsv, firstProduced, lastProduced, flush));
             producer.start();
             long deadline = System.currentTimeMillis() + timeoutS * 1000;
-            long lastConsumed = 0, duplicates = 0;
+            long lastConsumed = 0, duplicates = 0, nextTick = 0;
+            KafkaProducer<String, byte[]> ticks = new KafkaProducer<>(p);
             while (rows.size() < expected && System.currentTimeMillis() < deadline) {
+                long now = System.currentTimeMillis();
+                if (lastProduced.get() > 0 && now >= nextTick) {
+                    synchronized (flush) {
+                        for (String line : flush) ticks.send(record(in, line));
+                    }
+                    ticks.flush();
+                    nextTick = now + 500;
+                }
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(50))) {
                     if (r.key().startsWith("~")) continue;
                     if (rows.put(r.key(), r.value()) != null) duplicates++;
@@ -93,6 +106,7 @@ public final class KafkaDriver {
                 }
             }
             producer.join();
+            ticks.close();
             try (PrintWriter w = new PrintWriter(new FileWriter(rowsPath))) {
                 for (Map.Entry<String, String> e : rows.entrySet()) w.println(e.getKey() + "," + e.getValue());
             }
@@ -102,20 +116,31 @@ public final class KafkaDriver {
         }
     }
 
-    static void produce(Properties p, String topic, String eventsCsv, AtomicLong first, AtomicLong last) {
+    static ProducerRecord<String, byte[]> record(String topic, String line) {
+        int a = line.indexOf(','), b = line.indexOf(',', a + 1);
+        long ts = Long.parseLong(line, a + 1, b, 10);
+        byte[] value = ByteBuffer.allocate(8).putLong(Long.parseLong(line, b + 1, line.length(), 10)).array();
+        return new ProducerRecord<>(topic, null, ts, line.substring(0, a), value);
+    }
+
+    static void produce(Properties p, String topic, String eventsCsv, AtomicLong first, AtomicLong last,
+                        List<String> flush) {
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p);
              BufferedReader r = new BufferedReader(new FileReader(eventsCsv), 1 << 20)) {
             String line;
             boolean started = false;
             while ((line = r.readLine()) != null) {
-                int a = line.indexOf(','), b = line.indexOf(',', a + 1);
-                long ts = Long.parseLong(line, a + 1, b, 10);
-                byte[] value = ByteBuffer.allocate(8).putLong(Long.parseLong(line, b + 1, line.length(), 10)).array();
+                ProducerRecord<String, byte[]> record = record(topic, line);
                 if (!started) {
                     first.set(System.currentTimeMillis());
                     started = true;
                 }
-                producer.send(new ProducerRecord<>(topic, null, ts, line.substring(0, a), value));
+                producer.send(record);
+                if (line.startsWith("~")) {
+                    synchronized (flush) {
+                        flush.add(line);
+                    }
+                }
             }
             producer.flush();
             last.set(System.currentTimeMillis());
