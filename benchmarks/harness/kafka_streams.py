@@ -3,7 +3,7 @@
 The same windowed count (per key and 10-second tumbling window, 2 s grace, final results only) as a Kafka Streams
 application (``emitStrategy(onWindowClose())``, benchmarks/jvm/.../kafka/WindowedCountApp.java) and as
 spark-suppress's ``aggregate_windowed(on_window_close)`` reading and writing with Spark's Kafka connector
-(kafka_spark_job.py, run with spark-submit). A single-node KRaft broker runs on loopback
+(benchmarks/spark_jobs/kafka_windowed_count.py, run with spark-submit). A single-node KRaft broker runs on loopback
 (reliability/local_kafka.py). Per run, each system gets fresh topics (2 partitions: one per core) and starts from a
 cold JVM; then the driver (KafkaDriver.java, the same for both) produces the events of ``final_results``, with their
 event times as record timestamps, and reads the results topic until every final result has arrived. ``seconds`` is
@@ -83,7 +83,7 @@ def _start(system: str, root: str, cp: str, jars: List[str], bootstrap: str, top
     else:
         cmd = [_spark_submit(), "--master", "local[2]", "--driver-memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g"),
                "--conf", "spark.driver.extraJavaOptions=-Duser.timezone=UTC", "--jars", ",".join(jars),
-               os.path.join(root, "benchmarks", "harness", "kafka_spark_job.py"), bootstrap, topic_in, topic_out,
+               os.path.join(root, "benchmarks", "spark_jobs", "kafka_windowed_count.py"), bootstrap, topic_in, topic_out,
                os.path.join(run_dir, "checkpoint"), str(window_ms), str(GRACE_MS)]
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                    PYTHONPATH=os.path.join(root, "python"))
@@ -97,6 +97,22 @@ def _stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _drive(cmd: List[str], system_process: subprocess.Popen, run_dir: str, system: str):
+    """Runs the driver to its end; stops it (and fails) as soon as the system under test exits, which it never
+    does on its own, rather than letting the driver wait for results until its timeout."""
+    out_path = os.path.join(run_dir, "driver.log")
+    with open(out_path, "w") as out:
+        driver = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+        while driver.poll() is None:
+            if system_process.poll() is not None:
+                _stop(driver)
+                tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
+                raise RuntimeError(f"{system} exited with {system_process.returncode}; its log ends:\n{tail}")
+            time.sleep(0.5)
+    with open(out_path) as fh:
+        return fh.read(), driver.returncode
 
 
 def _check(rows_path: str, expected: Dict[str, int]) -> Dict[str, Any]:
@@ -146,14 +162,14 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
                 process = _start(system, root, cp, jars, bootstrap, topic_in, topic_out, run_dir, s.window_ms)
                 rows_path = os.path.join(run_dir, "results.csv")
                 try:
-                    done = subprocess.run(driver + ["run", bootstrap, topic_in, topic_out, csv, str(len(expected)),
-                                                    str(timeout_s), rows_path],
-                                          capture_output=True, text=True, timeout=timeout_s + 120)
+                    stdout, returncode = _drive(driver + ["run", bootstrap, topic_in, topic_out, csv,
+                                                          str(len(expected)), str(timeout_s), rows_path],
+                                                process, run_dir, system)
                 finally:
                     _stop(process)
-                lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
-                if done.returncode != 0 or not lines:
-                    raise RuntimeError(f"the driver failed for {system}:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+                lines = [l for l in stdout.splitlines() if l.startswith("RESULT ")]
+                if returncode != 0 or not lines:
+                    raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
                 result = json.loads(lines[-1][len("RESULT "):])
                 if not result["complete"]:
                     tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]

@@ -1,8 +1,11 @@
 """The end-to-end benchmark's Spark side, run with spark-submit (a cold JVM, as the Kafka Streams application):
 spark-suppress's windowed count, final results only, from the events topic to the results topic, until killed.
 
-    spark-submit --jars spark-suppress.jar,<Kafka connector jars> kafka_spark_job.py BOOTSTRAP IN OUT CHECKPOINT
-        SIZE_MS GRACE_MS
+    spark-submit --jars spark-suppress.jar,<Kafka connector jars> kafka_windowed_count.py BOOTSTRAP IN OUT
+        CHECKPOINT SIZE_MS GRACE_MS
+
+Not in harness/: spark-submit puts a script's directory first on the path, where harness/profile.py would shadow
+the standard library's module of that name, which PySpark imports.
 """
 
 import sys
