@@ -15,7 +15,7 @@ from . import events as ev
 from . import pandas_jobs
 from .context import Context
 from .final_results import library as window_library
-from .measure import System, add_ratios, log, measure, target
+from .measure import System, log, measure, target
 from .rate_limit import check_outputs
 from .rate_limit import library as rate_library
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
