@@ -93,7 +93,7 @@ FULL = Settings(
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
     window_kinds=EventShape(records=1_000_000, keys=10_000, records_per_file=100_000),
-    python_stateful=EventShape(records=200_000, keys=10_000, records_per_file=100_000),
+    python_stateful=EventShape(records=100_000, keys=10_000, records_per_file=50_000),
     large_state_records=10_000_000,
     large_state_keys=[10_000, 1_000_000],
     large_state_records_per_file=1_000_000,
