@@ -48,12 +48,17 @@ def _save(fig, out: str) -> bool:
     return True
 
 
+# Benchmarks whose systems are plotted as records/s bars (one bar per system and job).
+THROUGHPUT = ["final_results", "rate_limit", "window_kinds", "python_stateful", "large_state", "kafka_streams"]
+
+
 def throughput(results: Dict[str, Any], name: str, out: str) -> bool:
     b = results["benchmarks"].get(name)
     if not b:
         return False
     fig, ax = plt.subplots(figsize=(9, 0.6 * len(b["systems"]) + 1.5))
-    _bars(ax, b["systems"], f"{b['title']} ({b['params'].get('records', b['params'].get('stream_records')):,} records)")
+    records = b["params"].get("records", b["params"].get("stream_records"))
+    _bars(ax, b["systems"], f"{b['title']} ({records:,} records)")
     return _save(fig, out)
 
 
@@ -144,9 +149,8 @@ def write_all(results_path: str) -> List[str]:
         results = json.load(fh)
     stem = os.path.splitext(results_path)[0]
     written = []
-    for name, fn in (("final_results", lambda r, o: throughput(r, "final_results", o)),
-                     ("rate_limit", lambda r, o: throughput(r, "rate_limit", o)),
-                     ("buffer_core", buffer_core), ("scaling", scaling), ("join", join)):
+    bars = [(n, lambda r, o, n=n: throughput(r, n, o)) for n in THROUGHPUT]
+    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join)]:
         out = f"{stem}-{name}.png"
         if fn(results, out):
             written.append(out)

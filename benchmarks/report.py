@@ -66,9 +66,13 @@ def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
     return lines
 
 
+# Benchmarks with a row per system (and job) in the throughput table, in the order of benchmarks/README.md.
+THROUGHPUT = ["final_results", "rate_limit", "window_kinds", "python_stateful", "large_state", "kafka_streams", "join"]
+
+
 def _throughput(results: Dict[str, Any]) -> List[str]:
     rows = []
-    for name in ("final_results", "rate_limit", "join"):
+    for name in THROUGHPUT:
         b = results["benchmarks"].get(name)
         if not b:
             continue
@@ -85,7 +89,7 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
 def _breakdown(results: Dict[str, Any]) -> List[str]:
     """Where each system's time went (its median run), from Spark's progress reports and event log."""
     rows = []
-    for name in ("final_results", "rate_limit", "join"):
+    for name in THROUGHPUT:
         b = results["benchmarks"].get(name)
         for s in (b or {}).get("systems", []):
             d = s.get("breakdown")
@@ -158,6 +162,38 @@ def _scaling(results: Dict[str, Any]) -> List[str]:
     return lines
 
 
+def _large_state(results: Dict[str, Any]) -> List[str]:
+    b = results["benchmarks"].get("large_state")
+    if not b:
+        return []
+    lines = ["", "| Large state (RocksDB) | Keys | Seconds | µs/record (steady) | State rows | SST bytes | "
+                 "SST bytes/row | SST bytes/key |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for system, points in b["curves"].items():
+        for p in points:
+            per_row = "" if p["state_sst_bytes_per_row"] is None else _n(p["state_sst_bytes_per_row"])
+            lines.append(f"| {system} | {_n(p['keys'])} | {p['seconds']:.2f} | {p['steady_us_per_record']:.2f} | "
+                         f"{_n(p['state_rows'])} | {_n(p['state_sst_bytes'])} | {per_row} | "
+                         f"{_n(p['state_sst_bytes_per_key'])} |")
+    growth = b.get("cost_growth") or {}
+    if growth:
+        lines += ["", "Large state: steady cost per record at the most keys over that at the fewest (1 = flat): "
+                  + ", ".join(f"{k} x{v:.2f}" for k, v in growth.items()) + "."]
+    return lines
+
+
+def _kafka(results: Dict[str, Any]) -> List[str]:
+    b = results["benchmarks"].get("kafka_streams")
+    if not b:
+        return []
+    lines = ["", "| Kafka end to end | Runs: first event produced -> last final result consumed (s) | "
+                 "Producing took (s) | Records/s (median run) |", "| --- | --- | --- | ---: |"]
+    for s in b["systems"]:
+        seconds = ", ".join(f"{r['seconds']:.2f}" for r in s["runs"])
+        producing = ", ".join(f"{r['produce_seconds']:.2f}" for r in s["runs"])
+        lines.append(f"| {s['label']} | {seconds} | {producing} | {_n(s['records_per_s'])} |")
+    return lines
+
+
 def _targets(results: Dict[str, Any]) -> List[str]:
     rows = []
     for name, b in results["benchmarks"].items():
@@ -186,7 +222,7 @@ def _notes(results: Dict[str, Any]) -> List[str]:
 
 def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
     lines = _header(results, source)
-    for part in (_throughput, _breakdown, _buffer_core, _scaling, _targets, _notes):
+    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _targets, _notes):
         lines += part(results)
     return "\n".join(lines) + "\n"
 

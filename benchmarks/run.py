@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs spark-suppress's benchmarks against their anchors and writes one results JSON plus PNG plots.
 
-    benchmarks/run.py                  # everything (make bench); about 20-30 minutes on 2 cores
+    benchmarks/run.py                  # everything (make bench); about 45 minutes on 2 cores
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
-    benchmarks/run.py --only join      # some benchmarks: final_results, rate_limit, buffer_core, scaling, join
+    benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
+                                       #   python_stateful, scaling, large_state, join, kafka_streams
 
 Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
 Exits 1 if a benchmark failed or a result check (same final rows, every record joined once) did not hold;
@@ -29,8 +30,10 @@ from harness import machine  # noqa: E402
 from harness.config import FULL, QUICK  # noqa: E402
 from harness.measure import log  # noqa: E402
 
-SPARK_BENCHMARKS = ["final_results", "rate_limit", "scaling", "join"]
-ALL = ["buffer_core"] + SPARK_BENCHMARKS
+SPARK_BENCHMARKS = ["final_results", "rate_limit", "window_kinds", "python_stateful", "scaling", "large_state", "join"]
+# Its own processes (a broker, Kafka Streams, spark-submit), run before the harness's Spark session exists.
+PROCESS_BENCHMARKS = ["buffer_core", "kafka_streams"]
+ALL = PROCESS_BENCHMARKS + SPARK_BENCHMARKS
 
 
 def parse_args(argv):
@@ -124,6 +127,17 @@ def main(argv=None) -> int:
             results["versions"]["kafka-streams"] = bc["versions"]["kafka-streams"]
             results["versions"]["jmh"] = bc["versions"]["jmh"]
             results["versions"].setdefault("scala", bc["versions"]["scala"])
+
+    if "kafka_streams" in args.benchmarks:
+        from harness import kafka_streams
+        from harness.context import Context
+
+        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir,
+                      results_dir=args.results_dir)
+        record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT))
+        ks = results["benchmarks"].get("kafka_streams")
+        if ks:
+            results["versions"].setdefault("kafka-streams", ks["versions"]["kafka-streams"])
 
     spark_benchmarks = [b for b in args.benchmarks if b in SPARK_BENCHMARKS]
     if spark_benchmarks:

@@ -43,6 +43,20 @@ class Settings:
     join_graces_ms: List[int]
     join_history_retention_ms: int
     join_table_version_interval_ms: int
+    # Hopping, session and sliding windows: half the records of final_results, since Spark's hopping windows
+    # expand each record ten times and the sliding windows' pandas job is slow (see benchmarks/README.md's budget).
+    window_kinds: EventShape
+    # PySpark's three stateful APIs: transformWithStateInPandas makes a call to the JVM per state access, so its
+    # full-run set is smaller than final_results' (the targets compare systems on the same set).
+    python_stateful: EventShape
+    # State far larger than memory's comfort, on RocksDB: a fixed number of records over growing key counts, ten
+    # times the event rate of the other sets so that a 10-second window holds about a million records.
+    large_state_records: int
+    large_state_keys: List[int]
+    large_state_records_per_file: int
+    large_state_records_per_second: int
+    # Kafka end to end: runs per system (each a cold start of a JVM).
+    kafka_repeats: int
     # JMH: forks, warm-up iterations, measured iterations, time per iteration, buffer size, trace sizes.
     jmh: Dict[str, object] = field(default_factory=dict)
 
@@ -78,6 +92,13 @@ FULL = Settings(
     join_graces_ms=[0, 1_000, 5_000, 20_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
+    window_kinds=EventShape(records=1_000_000, keys=10_000, records_per_file=100_000),
+    python_stateful=EventShape(records=100_000, keys=10_000, records_per_file=50_000),
+    large_state_records=10_000_000,
+    large_state_keys=[10_000, 1_000_000],
+    large_state_records_per_file=1_000_000,
+    large_state_records_per_second=100_000,
+    kafka_repeats=2,
     # Evictions get their own longer run: each measured eviction needs an untimed refill of the buffer, so a
     # 1 s iteration holds only ~10 of them, and Kafka's buffer (which allocates while it evicts) has young
     # collections land inside some of them; 4 forks x 10 iterations narrow its interval from about +-25% to +-9%.
@@ -106,6 +127,14 @@ QUICK = Settings(
     join_graces_ms=[0, 5_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
+    # One data micro-batch each: in a smoke run the per-batch overheads are all the time there is.
+    window_kinds=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
+    python_stateful=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
+    large_state_records=20_000,
+    large_state_keys=[100, 10_000],
+    large_state_records_per_file=10_000,
+    large_state_records_per_second=100_000,
+    kafka_repeats=1,
     jmh={"forks": 1, "warmup_iterations": 1, "iterations": 2, "iteration_time": "200ms", "size": 10_000,
          "records": 50_000, "distinct_keys": 5_000, "time_limit_ms": 5_000, "max_records": 2_000,
          "evict_forks": 1, "evict_iterations": 2},

@@ -6,8 +6,9 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from . import profile
 from .streaming import QueryRun, run_query
@@ -24,6 +25,9 @@ class System:
     build: Callable[[str], Any]  # input directory -> streaming DataFrame
     output_mode: str = "append"
     slow: bool = False  # measured pandas_repeats times instead of repeats
+    # Session settings for this system's queries only (e.g. the RocksDB state store that transformWithState
+    # requires): a query fixes them when it starts, so the other systems keep the session's defaults.
+    conf: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +65,28 @@ class Measured:
         }
 
 
+@contextmanager
+def session_conf(spark, conf: Dict[str, str]) -> Iterator[None]:
+    """``conf`` set on the session while the block runs, the previous values restored after."""
+    before = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+def run_system(s: System, input_dir: str, run_dir: str, records: int, **kwargs) -> QueryRun:
+    df = s.build(input_dir)
+    with session_conf(df.sparkSession, s.conf):
+        return run_query(df, run_dir, records, s.output_mode, **kwargs)
+
+
 def log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
@@ -83,7 +109,7 @@ def measure(
     if warmup is not None:
         for s in systems:
             log(f"warm-up: {s.name}")
-            run_query(s.build(warmup[0]), os.path.join(work_dir, "warmup", s.name), warmup[1], s.output_mode)
+            run_system(s, warmup[0], os.path.join(work_dir, "warmup", s.name), warmup[1])
     measured = {s.name: Measured(s, records, []) for s in systems}
     rounds = max(repeats, slow_repeats)
     for r in range(rounds):
@@ -91,11 +117,11 @@ def measure(
             wanted = slow_repeats if s.slow else repeats
             if r >= wanted:
                 continue
-            run = run_query(
-                s.build(input_dir),
+            run = run_system(
+                s,
+                input_dir,
                 os.path.join(work_dir, s.name),
                 records,
-                s.output_mode,
                 keep_output=keep_output and r == wanted - 1,
                 event_log=event_log,
             )

@@ -39,14 +39,14 @@ def python(spark, path: str, time_limit_ms: int, max_records: int):
     return pandas_jobs.rate_limited(events, time_limit_ms, max_records, SHUFFLE_PARTITIONS)
 
 
-def check_outputs(measured, input_dir: str) -> Dict[str, Any]:
+def check_outputs(measured, input_dir: str, names=("spark-suppress", "applyInPandasWithState")) -> Dict[str, Any]:
     updates = pq.read_table(input_dir, columns=["key", "value", "seq"]).to_pandas()
     updates = updates[~ev.is_flush(updates["key"])]
     last = updates.sort_values("seq").groupby("key").tail(1)[["key", "value"]]
     per_key_updates = updates.groupby("key").size()
     check: Dict[str, Any] = {"input_records": int(len(updates)), "keys": int(len(last)), "systems": {}}
     ok = True
-    for name in ("spark-suppress", "applyInPandasWithState"):
+    for name in names:
         if name not in measured:
             continue
         out = pq.read_table(measured[name].last.output_path, columns=["key", "value"]).to_pandas()

@@ -69,6 +69,7 @@ class StateSnapshot:
     rows: int = 0
     memory_bytes: int = 0
     current_version_bytes: int = 0
+    sst_bytes: int = 0  # RocksDB state store: the live SST files of the version (0 on the default store)
     operators: List[Dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
@@ -78,6 +79,7 @@ class StateSnapshot:
             s.rows += int(op.get("numRowsTotal", 0))
             s.memory_bytes += int(op.get("memoryUsedBytes", 0))
             s.current_version_bytes += int((op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes", 0))
+            s.sst_bytes += int((op.get("customMetrics") or {}).get("rocksdbSstFileSize", 0))
             s.operators.append({
                 "operator": op.get("operatorName"),
                 "rows": op.get("numRowsTotal"),

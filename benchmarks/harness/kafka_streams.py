@@ -1,0 +1,211 @@
+"""Benchmark: Kafka Streams itself against spark-suppress on Spark, end to end through a real broker.
+
+The same windowed count (per key and 10-second tumbling window, 2 s grace, final results only) as a Kafka Streams
+application (``emitStrategy(onWindowClose())``, benchmarks/jvm/.../kafka/WindowedCountApp.java) and as
+spark-suppress's ``aggregate_windowed(on_window_close)`` reading and writing with Spark's Kafka connector
+(benchmarks/spark_jobs/kafka_windowed_count.py, run with spark-submit). A single-node KRaft broker runs on loopback
+(reliability/local_kafka.py). Per run, each system gets fresh topics (2 partitions: one per core) and starts from a
+cold JVM; then the driver (KafkaDriver.java, the same for both) produces the events of ``final_results``, with their
+event times as record timestamps, and reads the results topic until every final result has arrived. ``seconds`` is
+from the first event produced to the last final result consumed, so it includes each system's start-up, as a
+deployment would see it. Check: both systems' results equal the counts computed from the input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from . import events as ev
+from .buffer_core import classpath, jar_version
+from .context import Context
+from .measure import log, target
+
+NAME = "kafka_streams"
+GRACE_MS = 2_000
+PARTITIONS = 2
+
+
+def _local_kafka(root: str):
+    sys.path.insert(0, os.path.join(root, "reliability"))
+    import local_kafka
+
+    return local_kafka
+
+
+def events_csv(data_dir: str, path: str) -> str:
+    """The event set as ``key,timestamp ms,value`` lines in arrival order, for the driver to produce."""
+    out = path.rstrip("/") + ".csv"
+    if os.path.exists(out):
+        return out
+    t = pq.read_table(path, columns=["key", "ts", "value", "seq"]).to_pandas().sort_values("seq", kind="stable")
+    t["ms"] = t["ts"].values.astype("datetime64[ms]").astype("int64")
+    t[["key", "ms", "value"]].to_csv(out + ".tmp", header=False, index=False)
+    os.rename(out + ".tmp", out)
+    return out
+
+
+def expected_counts(path: str, window_ms: int) -> Dict[str, int]:
+    t = pq.read_table(path, columns=["key", "ts"]).to_pandas()
+    t = t[~ev.is_flush(t["key"])]
+    ms = t["ts"].values.astype("datetime64[ms]").astype("int64")
+    t = t.assign(start=ms - np.mod(ms, window_ms))
+    counts = t.groupby(["key", "start"]).size()
+    return {f"{k}@{s}": int(c) for (k, s), c in counts.items()}
+
+
+def _java() -> List[str]:
+    return ["java", f"-Xmx{os.environ.get('BENCH_DRIVER_MEMORY', '4g')}", "-Duser.timezone=UTC"]
+
+
+def _spark_submit() -> str:
+    import pyspark
+
+    return os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
+
+
+def _start(system: str, root: str, cp: str, jars: List[str], bootstrap: str, topic_in: str, topic_out: str,
+           run_dir: str, window_ms: int) -> subprocess.Popen:
+    log_file = open(os.path.join(run_dir, f"{system}.log"), "w")
+    if system == "kafka-streams":
+        cmd = _java() + ["-cp", cp, "io.github.sparksuppress.bench.kafka.WindowedCountApp", bootstrap,
+                         os.path.basename(run_dir), topic_in, topic_out, os.path.join(run_dir, "state"),
+                         str(window_ms), str(GRACE_MS), str(PARTITIONS)]
+        env = dict(os.environ)
+    else:
+        cmd = [_spark_submit(), "--master", "local[2]", "--driver-memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g"),
+               "--conf", "spark.driver.extraJavaOptions=-Duser.timezone=UTC", "--jars", ",".join(jars),
+               os.path.join(root, "benchmarks", "spark_jobs", "kafka_windowed_count.py"), bootstrap, topic_in, topic_out,
+               os.path.join(run_dir, "checkpoint"), str(window_ms), str(GRACE_MS)]
+        env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+                   PYTHONPATH=os.path.join(root, "python"))
+    return subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _drive(cmd: List[str], system_process: subprocess.Popen, run_dir: str, system: str):
+    """Runs the driver to its end; stops it (and fails) as soon as the system under test exits, which it never
+    does on its own, rather than letting the driver wait for results until its timeout."""
+    out_path = os.path.join(run_dir, "driver.log")
+    with open(out_path, "w") as out:
+        driver = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+        while driver.poll() is None:
+            if system_process.poll() is not None:
+                _stop(driver)
+                tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
+                raise RuntimeError(f"{system} exited with {system_process.returncode}; its log ends:\n{tail}")
+            time.sleep(0.5)
+    with open(out_path) as fh:
+        return fh.read(), driver.returncode
+
+
+def _check(rows_path: str, expected: Dict[str, int]) -> Dict[str, Any]:
+    got = {}
+    with open(rows_path) as fh:
+        for line in fh:
+            k, v = line.rstrip("\n").rsplit(",", 1)
+            got[k] = int(v)
+    missing = [k for k in expected if k not in got]
+    extra = [k for k in got if k not in expected]
+    wrong = [k for k in expected if k in got and got[k] != expected[k]]
+    return {"results": len(got), "expected": len(expected), "missing": len(missing), "unexpected": len(extra),
+            "wrong_count": len(wrong), "first_wrong": [(k, got[k], expected[k]) for k in wrong[:5]],
+            "same_final_rows": not missing and not extra and not wrong}
+
+
+def run(ctx: Context, root: str) -> Dict[str, Any]:
+    s, shape = ctx.settings, ctx.settings.final_results
+    local_kafka = _local_kafka(root)
+    path = ev.events(ctx.data_dir, shape)
+    csv = events_csv(ctx.data_dir, path)
+    expected = expected_counts(path, s.window_ms)
+    cp = classpath(root, os.path.dirname(ctx.data_dir))
+    jars = [os.path.join(root, "python", "spark_suppress", "jars", f) for f in
+            os.listdir(os.path.join(root, "python", "spark_suppress", "jars")) if f.endswith(".jar")]
+    jars += local_kafka.connector_jars()
+    work = ctx.scratch(NAME)
+    shutil.rmtree(work, ignore_errors=True)
+    systems = ["kafka-streams", "spark-suppress"]
+    runs: Dict[str, List[Dict[str, Any]]] = {n: [] for n in systems}
+    checks: Dict[str, Any] = {}
+    timeout_s = 1800 if s.mode == "full" else 600
+    # The events' timestamps are from 2023: with the default 7-day retention by record time the broker would delete
+    # each segment of every topic as soon as it rolled, events and results alike.
+    with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS,
+                            settings=["log.retention.ms=-1"]) as bootstrap:
+        for r in range(s.kafka_repeats):
+            for system in systems:  # round robin, as the other benchmarks
+                run_dir = os.path.join(work, f"{system}-{r}")
+                os.makedirs(run_dir)
+                topic_in, topic_out = f"events-{system}-{r}", f"results-{system}-{r}"
+                driver = _java() + ["-cp", cp, "io.github.sparksuppress.bench.kafka.KafkaDriver"]
+                made = subprocess.run(driver + ["topics", bootstrap, str(PARTITIONS), topic_in, topic_out],
+                                      capture_output=True, text=True, timeout=120)
+                if made.returncode != 0:
+                    raise RuntimeError(f"creating topics failed:\n{made.stdout[-2000:]}{made.stderr[-2000:]}")
+                process = _start(system, root, cp, jars, bootstrap, topic_in, topic_out, run_dir, s.window_ms)
+                rows_path = os.path.join(run_dir, "results.csv")
+                try:
+                    stdout, returncode = _drive(driver + ["run", bootstrap, topic_in, topic_out, csv,
+                                                          str(len(expected)), str(timeout_s), rows_path],
+                                                process, run_dir, system)
+                finally:
+                    _stop(process)
+                lines = [l for l in stdout.splitlines() if l.startswith("RESULT ")]
+                if returncode != 0 or not lines:
+                    raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
+                result = json.loads(lines[-1][len("RESULT "):])
+                if not result["complete"]:
+                    tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
+                    raise RuntimeError(f"{system} produced {result['results']} of {len(expected)} final results "
+                                       f"within {timeout_s} s; its log ends:\n{tail}")
+                seconds = (result["last_consumed_ms"] - result["first_produced_ms"]) / 1000
+                result["seconds"] = round(seconds, 3)
+                result["produce_seconds"] = round((result["last_produced_ms"] - result["first_produced_ms"]) / 1000, 3)
+                runs[system].append(result)
+                checks[system] = _check(rows_path, expected)
+                log(f"{system} run {r + 1}/{s.kafka_repeats}: {seconds:.2f} s from the first event produced to "
+                    f"the last result consumed, {shape.records / seconds:,.0f} records/s; same final rows: "
+                    f"{checks[system]['same_final_rows']}")
+                if checks[system]["same_final_rows"]:  # a failed run's logs and results stay for a look
+                    shutil.rmtree(run_dir, ignore_errors=True)
+    records = []
+    for system in systems:
+        median = sorted(x["seconds"] for x in runs[system])[(len(runs[system]) - 1) // 2]
+        records.append({
+            "system": system, "role": "anchor" if system == "kafka-streams" else "library",
+            "label": ("Kafka Streams windowedBy(TimeWindows).emitStrategy(onWindowClose()).count()"
+                      if system == "kafka-streams" else
+                      "spark-suppress aggregate_windowed(on_window_close), Spark's Kafka source and sink"),
+            "records": shape.records, "seconds": median, "records_per_s": round(shape.records / median, 1),
+            "runs": runs[system],
+        })
+    records[1]["time_ratio_to_anchor"] = round(records[1]["seconds"] / records[0]["seconds"], 4)
+    records[0]["time_ratio_to_anchor"] = 1.0
+    return {
+        "title": "End to end through Kafka: Kafka Streams vs spark-suppress",
+        "params": {"records": shape.records, "keys": shape.keys, "window_ms": s.window_ms, "grace_ms": GRACE_MS,
+                   "partitions": PARTITIONS, "stream_threads": PARTITIONS, "spark_master": "local[2]",
+                   "runs_per_system": s.kafka_repeats, "broker": "Apache Kafka 3.9.2, KRaft, one node, loopback"},
+        "versions": {"kafka-streams": jar_version(cp, "kafka-streams")},
+        "systems": records,
+        "check": {"same_final_rows": all(c["same_final_rows"] for c in checks.values()), "systems": checks},
+        "targets": [target("records/s over Kafka Streams' on the same job", records[1]["records_per_s"] /
+                           records[0]["records_per_s"], ">=", 1.0, "x")],
+    }

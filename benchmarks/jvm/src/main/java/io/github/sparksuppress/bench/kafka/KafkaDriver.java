@@ -1,0 +1,151 @@
+package io.github.sparksuppress.bench.kafka;
+
+import java.io.BufferedReader;
+import java.io.FileReader;
+import java.io.FileWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The Kafka side of the end-to-end benchmark, the same for every system under test.
+ *
+ * <pre>
+ * topics BOOTSTRAP PARTITIONS TOPIC...                    create the topics
+ * run BOOTSTRAP IN OUT EVENTS_CSV EXPECTED TIMEOUT_S ROWS  produce the events, consume results until EXPECTED
+ * </pre>
+ *
+ * {@code run} starts consuming OUT first, then produces every line {@code key,timestampMs,value} of EVENTS_CSV
+ * to IN with that timestamp, and stops once it has read EXPECTED results whose keys do not start with {@code ~}
+ * (the flush records' windows, which never close). Once everything is produced, it sends the flush records
+ * again every half second: Kafka Streams looks for closed windows at most once a second of wall time, when a
+ * record arrives, so without a later record the windows the flush closed would wait forever (the repeats do
+ * not move stream time; both systems count them in the flush records' own windows, which are left out). It writes the results it read to ROWS and prints one line
+ * {@code RESULT {...}} with the first-produced, last-produced and last-consumed wall times (ms).
+ */
+public final class KafkaDriver {
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "topics" -> topics(args[1], Integer.parseInt(args[2]), List.of(args).subList(3, args.length));
+            case "run" -> run(args[1], args[2], args[3], args[4], Long.parseLong(args[5]), Long.parseLong(args[6]),
+                args[7]);
+            default -> throw new IllegalArgumentException("unknown command " + args[0]);
+        }
+    }
+
+    static void topics(String bootstrap, int partitions, List<String> names) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            List<NewTopic> topics = new ArrayList<>();
+            for (String n : names) topics.add(new NewTopic(n, partitions, (short) 1));
+            admin.createTopics(topics).all().get();
+        }
+    }
+
+    static void run(String bootstrap, String in, String out, String eventsCsv, long expected, long timeoutS,
+                    String rowsPath) throws Exception {
+        Properties c = new Properties();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-driver-" + out);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+
+        Map<String, String> rows = new HashMap<>();
+        List<String> flush = new ArrayList<>();
+        AtomicLong firstProduced = new AtomicLong(), lastProduced = new AtomicLong();
+        long produced;
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c)) {
+            consumer.subscribe(List.of(out));
+            consumer.poll(Duration.ofMillis(100)); // joins the group before the first result can exist
+            Thread producer = new Thread(() -> produce(p, in, eventsCsv, firstProduced, lastProduced, flush));
+            producer.start();
+            long deadline = System.currentTimeMillis() + timeoutS * 1000;
+            long lastConsumed = 0, duplicates = 0, nextTick = 0;
+            KafkaProducer<String, byte[]> ticks = new KafkaProducer<>(p);
+            while (rows.size() < expected && System.currentTimeMillis() < deadline) {
+                long now = System.currentTimeMillis();
+                if (lastProduced.get() > 0 && now >= nextTick) {
+                    synchronized (flush) {
+                        for (String line : flush) ticks.send(record(in, line));
+                    }
+                    ticks.flush();
+                    nextTick = now + 500;
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(50))) {
+                    if (r.key().startsWith("~")) continue;
+                    if (rows.put(r.key(), r.value()) != null) duplicates++;
+                    lastConsumed = System.currentTimeMillis();
+                }
+            }
+            producer.join();
+            ticks.close();
+            try (PrintWriter w = new PrintWriter(new FileWriter(rowsPath))) {
+                for (Map.Entry<String, String> e : rows.entrySet()) w.println(e.getKey() + "," + e.getValue());
+            }
+            System.out.println("RESULT {\"first_produced_ms\": " + firstProduced.get() + ", \"last_produced_ms\": "
+                + lastProduced.get() + ", \"last_consumed_ms\": " + lastConsumed + ", \"results\": " + rows.size()
+                + ", \"duplicate_results\": " + duplicates + ", \"complete\": " + (rows.size() >= expected) + "}");
+        }
+    }
+
+    static ProducerRecord<String, byte[]> record(String topic, String line) {
+        int a = line.indexOf(','), b = line.indexOf(',', a + 1);
+        long ts = Long.parseLong(line, a + 1, b, 10);
+        byte[] value = ByteBuffer.allocate(8).putLong(Long.parseLong(line, b + 1, line.length(), 10)).array();
+        return new ProducerRecord<>(topic, null, ts, line.substring(0, a), value);
+    }
+
+    static void produce(Properties p, String topic, String eventsCsv, AtomicLong first, AtomicLong last,
+                        List<String> flush) {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p);
+             BufferedReader r = new BufferedReader(new FileReader(eventsCsv), 1 << 20)) {
+            String line;
+            boolean started = false;
+            while ((line = r.readLine()) != null) {
+                ProducerRecord<String, byte[]> record = record(topic, line);
+                if (!started) {
+                    first.set(System.currentTimeMillis());
+                    started = true;
+                }
+                producer.send(record);
+                if (line.startsWith("~")) {
+                    synchronized (flush) {
+                        flush.add(line);
+                    }
+                }
+            }
+            producer.flush();
+            last.set(System.currentTimeMillis());
+        } catch (IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+}

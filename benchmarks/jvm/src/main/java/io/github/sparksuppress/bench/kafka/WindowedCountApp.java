@@ -1,0 +1,60 @@
+package io.github.sparksuppress.bench.kafka;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindows;
+
+/**
+ * The benchmark's windowed count as a Kafka Streams application: count per key and tumbling window, final results
+ * only ({@code emitStrategy(onWindowClose())}), from the events topic (record timestamps are the events' times) to
+ * the results topic as {@code key@windowStartMs -> count}, the format the Spark job writes too. Kafka looks for
+ * closed windows at most once a second, when a record arrives: the driver keeps sending the flush records until it
+ * has every result (see {@link KafkaDriver}).
+ *
+ * <p>Args: bootstrap, application id, input topic, output topic, state directory, window size ms, grace ms,
+ * stream threads. Runs until the process is terminated.
+ */
+public final class WindowedCountApp {
+    public static void main(String[] args) throws InterruptedException {
+        String bootstrap = args[0], appId = args[1], in = args[2], out = args[3], stateDir = args[4];
+        long sizeMs = Long.parseLong(args[5]), graceMs = Long.parseLong(args[6]);
+        int threads = Integer.parseInt(args[7]);
+
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(in, Consumed.with(Serdes.String(), Serdes.ByteArray()))
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(sizeMs), Duration.ofMillis(graceMs)))
+            .emitStrategy(EmitStrategy.onWindowClose())
+            .count()
+            .toStream()
+            .map((w, count) -> KeyValue.pair(w.key() + "@" + w.window().start(), Long.toString(count)))
+            .to(out, Produced.with(Serdes.String(), Serdes.String()));
+
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
+        // One thread per core, as Spark's local[2]; everything else as Kafka ships it.
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
+
+        KafkaStreams streams = new KafkaStreams(builder.build(), props);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            streams.close(Duration.ofSeconds(30));
+            stopped.countDown();
+        }));
+        streams.start();
+        System.out.println("STARTED " + System.currentTimeMillis());
+        stopped.await();
+    }
+}
