@@ -12,7 +12,7 @@ SCALA_SOURCES := $(shell find jvm/src/main -type f 2>/dev/null) build.sbt VERSIO
 CONFORMANCE_DIR ?= ../shared/conformance/vectors
 export CONFORMANCE_DIR
 
-.PHONY: venv jar test test-jvm test-python conformance demo wheel publish-local bench reliability clean
+.PHONY: venv jar test test-jvm test-python test-connect conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -63,6 +63,28 @@ reliability: jar
 	RELIABILITY=1 $(SBT) "testOnly io.github.sparksuppress.reliability.*"
 	$(PY) -m pytest -q tests/test_reliability.py
 	$(PY) -m pytest -q reliability
+
+# Regenerates the committed protobuf code of the Connect plugin (docs/connect.md) from proto/. protoc comes from Maven
+# Central at the version of the protobuf runtimes in PySpark 4.3.0. The Java code is rewritten onto the protobuf
+# runtime that the Connect server carries shaded (org.sparkproject.connect.protobuf): Spark ships no other.
+PROTOC_VERSION := 33.5
+PROTOC := target/protoc/protoc-$(PROTOC_VERSION)
+PROTOC_URL := https://repo1.maven.org/maven2/com/google/protobuf/protoc/4.$(PROTOC_VERSION)/protoc-4.$(PROTOC_VERSION)-linux-x86_64.exe
+
+$(PROTOC):
+	mkdir -p $(dir $@)
+	curl -sSfL -o $@.download $(PROTOC_URL)
+	echo "$$(curl -sSfL $(PROTOC_URL).sha1)  $@.download" | sha1sum -c --quiet
+	chmod +x $@.download && mv $@.download $@
+
+proto: $(PROTOC)
+	rm -rf jvm/src/main/java/io/github/sparksuppress/connect/proto python/spark_suppress/proto/connect_pb2.py*
+	mkdir -p jvm/src/main/java python/spark_suppress/proto
+	$(PROTOC) -Iproto --java_out=jvm/src/main/java --python_out=python/spark_suppress/proto --pyi_out=python/spark_suppress/proto \
+		proto/spark_suppress/connect.proto
+	mv python/spark_suppress/proto/spark_suppress/connect_pb2.py* python/spark_suppress/proto/
+	rmdir python/spark_suppress/proto/spark_suppress
+	sed -i 's/com\.google\.protobuf\./org.sparkproject.connect.protobuf./g' jvm/src/main/java/io/github/sparksuppress/connect/proto/*.java
 
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars
