@@ -7,9 +7,10 @@ Start a session with the bundled jar::
     spark = ss.configure(SparkSession.builder).getOrCreate()
 """
 
-from ._jvm import __version__, configure, jar_path
+from ._jvm import __version__, configure, connect_server_conf, jar_path
 from .errors import (
     ClassicSessionRequiredError,
+    ConnectPluginMissingError,
     JarNotFoundError,
     SparkSuppressError,
     VersionMismatchError,
@@ -23,6 +24,7 @@ from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 __all__ = [
     "__version__",
     "configure",
+    "connect_server_conf",
     "jar_path",
     # operators
     "suppress",
@@ -44,4 +46,5 @@ __all__ = [
     "JarNotFoundError",
     "VersionMismatchError",
     "ClassicSessionRequiredError",
+    "ConnectPluginMissingError",
 ]

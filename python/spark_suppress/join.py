@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Optional
 
 from ._columns import Columns, column_list, column_name
 from ._durations import Duration, to_millis
-from ._jvm import dataframe_facade, require_classic
+from . import _connect
+from ._jvm import dataframe_facade
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -42,8 +43,6 @@ def join_versioned(
     changelog's columns that the table starts with. The output has the stream's columns, then the table's value
     columns. No watermark is needed on either input. Durations are ``timedelta`` or integer milliseconds.
     """
-    require_classic(stream_df)
-    require_classic(table_df)
     if how not in ("inner", "left"):
         raise ValueError(f"how must be 'inner' or 'left', got {how!r}")
     grace_ms = None if grace is None else to_millis(grace, "grace")
@@ -65,7 +64,6 @@ def join_versioned(
 
         if not isinstance(initial_versions, DataFrame):
             raise TypeError(f"initial_versions must be a static DataFrame, got {initial_versions!r}")
-        require_classic(initial_versions)
     spec = {
         "on": column_list(on, "on"),
         "streamTimestamp": column_name(stream_timestamp, "stream_timestamp"),
@@ -76,6 +74,8 @@ def join_versioned(
         "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
         "name": name,
     }
+    if _connect.same_transport({"stream_df": stream_df, "table_df": table_df, "initial_versions": initial_versions}):
+        return _connect.join_versioned(stream_df, table_df, initial_versions, spec)
     jdf = dataframe_facade(stream_df).joinVersioned(
         stream_df._jdf, table_df._jdf, None if initial_versions is None else initial_versions._jdf, json.dumps(spec)
     )

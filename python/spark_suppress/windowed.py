@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._columns import Columns, column_list, column_name
+from . import _connect
 from ._jvm import dataframe_facade, facade, require_classic
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 
@@ -33,7 +34,6 @@ def aggregate_windowed(
     """
     from pyspark.sql import Column
 
-    require_classic(df)
     if not isinstance(windows, (TimeWindows, SlidingWindows, SessionWindows)):
         raise TypeError(
             "windows must be TimeWindows, SlidingWindows or SessionWindows (e.g. "
@@ -57,6 +57,8 @@ def aggregate_windowed(
         "emit": emit.mode,
         "name": name,
     }
+    if _connect.same_transport({"df": df}):
+        return _connect.aggregate_windowed(df, spec, aggregations)
     jfacade = dataframe_facade(df)
     jvm = df.sparkSession.sparkContext._jvm
     jcolumns = jvm.java.util.ArrayList()
@@ -73,13 +75,16 @@ def string_fold(column: Union[str, "Column"], initial: str = "", separator: str 
     result traces exactly which records were aggregated, in which order."""
     from pyspark.sql import Column, SparkSession
     from pyspark.sql import functions as F
-    from pyspark.sql.classic.column import Column as ClassicColumn
 
     if not isinstance(initial, str) or not isinstance(separator, str):
         raise TypeError(f"initial and separator must be strings, got {initial!r} and {separator!r}")
     col = F.col(column) if isinstance(column, str) else column
     if not isinstance(col, Column):
         raise TypeError(f"column must be a column name or a Column, got {column!r}")
+    if _connect.is_connect(col):
+        return _connect.string_fold(col, initial, separator)
+    from pyspark.sql.classic.column import Column as ClassicColumn
+
     spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("string_fold needs an active SparkSession")
