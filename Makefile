@@ -12,7 +12,7 @@ SCALA_SOURCES := $(shell find jvm/src/main -type f 2>/dev/null) build.sbt VERSIO
 CONFORMANCE_DIR ?= ../shared/conformance/vectors
 export CONFORMANCE_DIR
 
-.PHONY: venv jar test test-jvm test-python test-connect conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -42,7 +42,28 @@ test-python: jar
 conformance: jar
 	$(PY) tests/conformance/run.py
 
-test: test-jvm test-python conformance
+# The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
+# on an in-process local Connect server with the plugins; then every conformance vector through Connect.
+CONNECT_TESTS := tests/test_connect.py tests/test_suppress.py tests/test_emit.py tests/test_join.py
+
+test-connect: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
+
+conformance-connect: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
+
+# The wheel in a fresh venv with only pyspark-client (no classic PySpark), against a Connect server of this venv.
+CLIENT_VENV := target/connect-client-venv
+PYSPARK_CLIENT_VERSION ?= 4.2.0
+
+test-connect-client: wheel
+	rm -rf $(CLIENT_VENV)
+	$(PYTHON) -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/pip install -q pyspark-client==$(PYSPARK_CLIENT_VERSION) pytest==8.4.2
+	$(CLIENT_VENV)/bin/pip install -q dist/*.whl
+	$(PY) tests/connect_client/run.py $(CLIENT_VENV)/bin/python
+
+test: test-jvm test-python conformance test-connect conformance-connect test-connect-client
 
 demo: jar
 	$(PY) -m spark_suppress.demo

@@ -13,27 +13,32 @@ CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
 collect_ignore = ["test_packaging.py", "test_reliability.py"] if CONNECT else ["test_connect.py"]
 
 
+CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+}
+
+
 def _session():
     from pyspark.sql import SparkSession
 
     import spark_suppress as ss
 
-    builder = (
-        (SparkSession.builder.remote("local[2]") if CONNECT else SparkSession.builder.master("local[2]"))
-        .appName("spark-suppress-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-    )
-    if CONNECT:
-        # Loopback only, on a free port: other test runs on this machine may hold Connect's default 15002.
-        builder = builder.config("spark.connect.grpc.binding.address", "127.0.0.1").config("spark.connect.grpc.binding.port", "0")
+    builder = SparkSession.builder.master("local[2]").appName("spark-suppress-tests").config(map=CONF)
     return ss.configure(builder).getOrCreate()
 
 
 @pytest.fixture(scope="session")
 def spark():
+    if CONNECT:
+        import connect_server
+
+        session, _ = connect_server.start("spark-suppress-tests", CONF)
+        yield session
+        connect_server.stop(session)
+        return
     session = _session()
     yield session
     session.stop()

@@ -59,13 +59,14 @@ def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_erro
     result = run_python(
         "from pyspark.sql import SparkSession\n"
         "import spark_suppress as ss\n"
-        "spark = SparkSession.builder.remote('local[1]').config('spark.connect.grpc.binding.address', '127.0.0.1')\n"
-        "    .config('spark.connect.grpc.binding.port', '0').getOrCreate()\n"
+        "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
         "try:\n"
         "    ss.join_versioned(spark.range(1), spark.range(1), on='id', stream_timestamp='id', table_timestamp='id')\n"
         "except ss.ConnectPluginMissingError as e:\n"
         "    print('ERR:' + str(e))\n"
-        "spark.stop()\n"
+        "spark.stop()\n",
+        # PySpark connects to a local server's ephemeral port only under SPARK_TESTING; 15002 may be taken here.
+        env_extra={"SPARK_TESTING": "1"},
     )
     # A Connect server without the plugin: the error names the jar and the setting, not Spark's "No handler found".
     assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
