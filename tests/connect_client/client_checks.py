@@ -1,6 +1,7 @@
 """Run by run.py in a venv holding only pyspark-client and the spark-suppress wheel, against a Connect server with the
 plugin (SPARK_SUPPRESS_REMOTE). Checks the wheel works without classic PySpark and never imports it."""
 
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -25,6 +26,10 @@ def test_only_the_connect_client_is_installed():
 
     assert importlib.util.find_spec("pyspark.sql.classic") is None
     assert importlib.util.find_spec("py4j") is None
+    # Installing the wheel pulled no classic PySpark: the wheel requires nothing.
+    with pytest.raises(importlib.metadata.PackageNotFoundError):
+        importlib.metadata.distribution("pyspark")
+    assert importlib.metadata.distribution("spark-suppress").requires is None
     import spark_suppress
 
     assert "site-packages" in spark_suppress.__file__, spark_suppress.__file__
@@ -50,9 +55,10 @@ def test_every_operator_and_metrics_through_the_wheel(spark):
     try:
         assert d.step([("a", T0, "x"), ("a", T0 + timedelta(milliseconds=3), "y")]) == []
         assert [tuple(r) for r in d.step([("b", T0 + timedelta(milliseconds=10), "z")])] == [("a", 2, "+x+y")]
+        assert ss.metrics(d.query)["client-windows"]["window-aggregate-final-emit-total"] == 1.0
         d.restart()
         assert d.advance() == []
-        assert ss.metrics(d.query)["client-windows"]["window-aggregate-final-emit-total"] == 1.0
+        assert [tuple(r) for r in d.step([("c", T0 + timedelta(milliseconds=20), "w")])] == [("b", 1, "+z")]
     finally:
         d.stop()
 

@@ -39,4 +39,4 @@ def main(client_python: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(os.path.abspath(sys.argv[1])))
