@@ -47,12 +47,19 @@ lazy val root = (project in file("."))
         "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
     Test / baseDirectory := baseDirectory.value,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
-    // Spark is compiled against unmanaged jars (above); the published POM still declares it, as "provided".
+    // Spark is compiled against unmanaged jars (above); the published POM still declares it, as "provided". So is
+    // the Spark Connect server, whose plugin interfaces the connect/ package implements (docs/connect.md).
     pomPostProcess := { (node: scala.xml.Node) =>
       val spark =
         <dependency>
           <groupId>org.apache.spark</groupId>
           <artifactId>spark-sql_2.13</artifactId>
+          <version>{sparkVersion}</version>
+          <scope>provided</scope>
+        </dependency>
+        <dependency>
+          <groupId>org.apache.spark</groupId>
+          <artifactId>spark-connect_2.13</artifactId>
           <version>{sparkVersion}</version>
           <scope>provided</scope>
         </dependency>
