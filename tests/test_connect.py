@@ -137,3 +137,21 @@ def test_configure_registers_the_plugins_for_a_local_connect_server_only():
     assert ss.configure(remote) is remote  # a remote server is configured where it starts
     classic = ss.configure(Builder({}))._options
     assert set(classic) == {"spark.jars"}
+
+
+def test_configure_makes_a_local_connect_session_one_line():
+    from conftest import run_python
+
+    result = run_python(
+        "from pyspark.sql import SparkSession, functions as F\n"
+        "import spark_suppress as ss\n"
+        "spark = ss.configure(SparkSession.builder.remote('local[1]')).getOrCreate()\n"
+        "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
+        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp',\n"
+        "    windows=ss.TimeWindows.of_size_with_no_grace(10), aggregations=[ss.string_fold('value').alias('trace')])\n"
+        "print('COLUMNS:' + ','.join(out.columns) + ':' + type(out).__module__)\n"
+        "spark.stop()\n",
+        # PySpark connects to a local server's ephemeral port only under SPARK_TESTING; 15002 may be taken here.
+        env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
+    )
+    assert "COLUMNS:value,window,trace,timestamp:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
