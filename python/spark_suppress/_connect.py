@@ -11,7 +11,8 @@ Nothing here imports ``pyspark.sql.classic``: the module runs with the ``pyspark
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence
 
 from .errors import ConnectPluginMissingError, VersionMismatchError
 
@@ -99,23 +100,20 @@ def _frame(message: Any, children: Sequence["DataFrame"], session: Any) -> "Data
     return df
 
 
-class translated_errors:
+@contextmanager
+def translated_errors() -> Iterator[None]:
     """Turns the server's "no plugin" and version errors into this package's errors; passes every other one on
     unchanged (validation errors stay PySpark's IllegalArgumentException with the JVM's message)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
-        if exc is None:
-            return False
-        text = str(exc)
+    try:
+        yield
+    except Exception as e:
+        text = str(e)
         if _NO_HANDLER in text:
-            raise ConnectPluginMissingError(missing_plugin_message(expression="StringFold" in text)) from exc
+            raise ConnectPluginMissingError(missing_plugin_message(expression="StringFold" in text)) from e
         if _VERSION_MISMATCH in text:
             start = text.index(_VERSION_MISMATCH)
-            raise VersionMismatchError(text[start:].splitlines()[0]) from exc
-        return False
+            raise VersionMismatchError(text[start:].splitlines()[0]) from e
+        raise
 
 
 def missing_plugin_message(expression: bool = False) -> str:

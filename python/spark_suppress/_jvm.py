@@ -69,10 +69,10 @@ def require_classic(obj: Any) -> None:
     """Raise a clear error for Spark Connect sessions and DataFrames, which have no JVM in this process."""
     if _is_connect(obj):
         raise ClassicSessionRequiredError(
-            "spark_suppress needs a classic PySpark session: its operators run on the JVM through py4j, and a "
-            "Spark Connect client has no JVM. Create the session with "
-            "spark_suppress.configure(SparkSession.builder).getOrCreate() without .remote(...) or SPARK_REMOTE, "
-            "or use the Scala API on the Spark Connect server."
+            "this spark_suppress call needs a classic PySpark session (it reaches the JVM through py4j, and a "
+            "Spark Connect client has no JVM). The operators, metrics and TestDriver also work on Spark Connect "
+            "sessions whose server has spark-suppress's plugin (docs/connect.md); for py4j create the session with "
+            "spark_suppress.configure(SparkSession.builder).getOrCreate() without .remote(...) or SPARK_REMOTE."
         )
 
 
