@@ -155,3 +155,28 @@ def test_configure_makes_a_local_connect_session_one_line():
         env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
     )
     assert "COLUMNS:value,window,trace,timestamp:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
+
+
+def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fold():
+    from conftest import run_python
+
+    result = run_python(
+        "from pyspark.sql import SparkSession, functions as F\n"
+        "import spark_suppress as ss\n"
+        "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', ss.jar_path())\n"
+        "    .config('spark.connect.extensions.relation.classes', ss._connect.RELATION_PLUGIN).getOrCreate())\n"
+        "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
+        "windows = ss.TimeWindows.of_size_with_no_grace(10)\n"
+        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows, aggregations=[F.count('*')])\n"
+        "print('OPERATOR:' + type(out).__module__)\n"
+        "try:\n"
+        "    ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows,\n"
+        "                          aggregations=[ss.string_fold('value')])\n"
+        "except ss.ConnectPluginMissingError as e:\n"
+        "    print('ERR:' + str(e))\n"
+        "spark.stop()\n",
+        env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
+    )
+    assert "OPERATOR:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
+    assert "ERR:the Spark Connect server cannot run this: string_fold needs spark-suppress's expression plugin" in result.stdout
+    assert "--conf spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin" in result.stdout
