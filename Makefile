@@ -13,7 +13,7 @@ CONFORMANCE_DIR ?= ../shared/conformance/vectors
 CHAINS_DIR ?= ../shared/conformance/chains
 export CONFORMANCE_DIR CHAINS_DIR
 
-.PHONY: venv jar test test-jvm test-python conformance demo wheel publish-local bench reliability clean
+.PHONY: venv jar test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -43,7 +43,28 @@ test-python: jar
 conformance: jar
 	$(PY) tests/conformance/run.py
 
-test: test-jvm test-python conformance
+# The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
+# on an in-process local Connect server with the plugins; then every conformance vector through Connect.
+CONNECT_TESTS := tests/test_connect.py tests/test_suppress.py tests/test_emit.py tests/test_join.py tests/test_chains.py
+
+test-connect: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
+
+conformance-connect: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
+
+# The wheel in a fresh venv with only pyspark-client (no classic PySpark), against a Connect server of this venv.
+CLIENT_VENV := target/connect-client-venv
+PYSPARK_CLIENT_VERSION ?= 4.2.0
+
+test-connect-client: wheel
+	rm -rf $(CLIENT_VENV)
+	$(PYTHON) -m venv $(CLIENT_VENV)
+	$(CLIENT_VENV)/bin/pip install -q pyspark-client==$(PYSPARK_CLIENT_VERSION) pytest==8.4.2
+	$(CLIENT_VENV)/bin/pip install -q dist/*.whl
+	$(PY) tests/connect_client/run.py $(CLIENT_VENV)/bin/python
+
+test: test-jvm test-python conformance test-connect conformance-connect test-connect-client
 
 demo: jar
 	$(PY) -m spark_suppress.demo
@@ -64,6 +85,28 @@ reliability: jar
 	RELIABILITY=1 $(SBT) "testOnly io.github.sparksuppress.reliability.*"
 	$(PY) -m pytest -q tests/test_reliability.py
 	$(PY) -m pytest -q reliability
+
+# Regenerates the committed protobuf code of the Connect plugin (docs/connect.md) from proto/. protoc comes from Maven
+# Central at the version of the protobuf runtimes in PySpark 4.3.0. The Java code is rewritten onto the protobuf
+# runtime that the Connect server carries shaded (org.sparkproject.connect.protobuf): Spark ships no other.
+PROTOC_VERSION := 33.5
+PROTOC := target/protoc/protoc-$(PROTOC_VERSION)
+PROTOC_ARTIFACT := com.google.protobuf:protoc:4.$(PROTOC_VERSION):exe:linux-x86_64
+
+# protoc comes from Maven Central through Maven, as the sbt launcher does (build/sbt).
+$(PROTOC):
+	mkdir -p $(dir $@)
+	mvn -q -B dependency:copy -Dartifact=$(PROTOC_ARTIFACT) -DoutputDirectory=$(dir $@) -Dmdep.stripVersion=false
+	mv $(dir $@)protoc-4.$(PROTOC_VERSION)-linux-x86_64.exe $@ && chmod +x $@
+
+proto: $(PROTOC)
+	rm -rf jvm/src/main/java/io/github/sparksuppress/connect/proto python/spark_suppress/proto/connect_pb2.py*
+	mkdir -p jvm/src/main/java python/spark_suppress/proto
+	$(PROTOC) -Iproto --java_out=jvm/src/main/java --python_out=python/spark_suppress/proto --pyi_out=python/spark_suppress/proto \
+		proto/spark_suppress/connect.proto
+	mv python/spark_suppress/proto/spark_suppress/connect_pb2.py* python/spark_suppress/proto/
+	rmdir python/spark_suppress/proto/spark_suppress
+	sed -i 's/com\.google\.protobuf\./org.sparkproject.connect.protobuf./g' jvm/src/main/java/io/github/sparksuppress/connect/proto/*.java
 
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars

@@ -6,24 +6,39 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# SPARK_SUPPRESS_CONNECT=1 (make test-connect) runs the same tests on a Spark Connect session: an in-process local
+# Connect server on loopback with the jar and the plugins, started once and stopped after the session.
+CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
+# test_connect.py needs a Connect session; the py4j-only tests (the facade itself, packaging) need a classic one.
+collect_ignore = ["test_packaging.py", "test_reliability.py"] if CONNECT else ["test_connect.py"]
+
+
+CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+}
+
+
 def _session():
     from pyspark.sql import SparkSession
 
     import spark_suppress as ss
 
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("spark-suppress-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-    )
+    builder = SparkSession.builder.master("local[2]").appName("spark-suppress-tests").config(map=CONF)
     return ss.configure(builder).getOrCreate()
 
 
 @pytest.fixture(scope="session")
 def spark():
+    if CONNECT:
+        import connect_server
+
+        session, _ = connect_server.start("spark-suppress-tests", CONF)
+        yield session
+        connect_server.stop(session)
+        return
     session = _session()
     yield session
     session.stop()

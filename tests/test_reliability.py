@@ -57,15 +57,20 @@ def test_zero_durations_are_accepted_and_negative_ones_refused(spark):
                     suppressed=ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded()))
 
 
-def test_the_join_refuses_spark_connect_sessions_with_a_clear_error():
+def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
     result = run_python(
         "from pyspark.sql import SparkSession\n"
         "import spark_suppress as ss\n"
         "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
         "try:\n"
         "    ss.join_versioned(spark.range(1), spark.range(1), on='id', stream_timestamp='id', table_timestamp='id')\n"
-        "except ss.ClassicSessionRequiredError as e:\n"
+        "except ss.ConnectPluginMissingError as e:\n"
         "    print('ERR:' + str(e))\n"
-        "spark.stop()\n"
+        "spark.stop()\n",
+        # PySpark connects to a local server's ephemeral port only under SPARK_TESTING; 15002 may be taken here.
+        env_extra={"SPARK_TESTING": "1"},
     )
-    assert "ERR:spark_suppress needs a classic PySpark session" in result.stdout, result.stderr[-3000:]
+    # A Connect server without the plugin: the error names the jar and the setting, not Spark's "No handler found".
+    assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
+    assert "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin" in result.stdout
+    assert "--jars " in result.stdout and "spark-suppress_2.13-" in result.stdout

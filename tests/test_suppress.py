@@ -317,7 +317,7 @@ def test_input_must_be_streaming_and_watermarked(spark):
         ss.suppress(unwatermarked, key="key", timestamp="timestamp", suppressed=LIMIT)
 
 
-def test_spark_connect_sessions_are_refused_with_a_clear_error():
+def test_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
     result = run_python(
         "from pyspark.sql import SparkSession\n"
         "import spark_suppress as ss\n"
@@ -325,8 +325,13 @@ def test_spark_connect_sessions_are_refused_with_a_clear_error():
         "try:\n"
         "    ss.suppress(spark.range(1), key='id', timestamp='id',\n"
         "                suppressed=ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded()))\n"
-        "except ss.ClassicSessionRequiredError as e:\n"
+        "except ss.ConnectPluginMissingError as e:\n"
         "    print('ERR:' + str(e))\n"
-        "spark.stop()\n"
+        "spark.stop()\n",
+        # PySpark connects to a local server's ephemeral port only under SPARK_TESTING; 15002 may be taken here.
+        env_extra={"SPARK_TESTING": "1"},
     )
-    assert "ERR:spark_suppress needs a classic PySpark session" in result.stdout, result.stderr[-3000:]
+    # A Connect server without the plugin: the error names the jar and the setting, not Spark's "No handler found".
+    assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
+    assert "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin" in result.stdout
+    assert "--jars " in result.stdout and "spark-suppress_2.13-" in result.stdout

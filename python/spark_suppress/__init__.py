@@ -5,11 +5,15 @@ Start a session with the bundled jar::
     from pyspark.sql import SparkSession
     import spark_suppress as ss
     spark = ss.configure(SparkSession.builder).getOrCreate()
+
+or a Spark Connect session whose server has the jar and plugin (``ss.connect_server_conf()``; for a local server
+``ss.configure(SparkSession.builder.remote("local[2]")).getOrCreate()`` sets both): the same functions work on it.
 """
 
-from ._jvm import __version__, configure, jar_path
+from ._jvm import __version__, configure, connect_server_conf, jar_path
 from .errors import (
     ClassicSessionRequiredError,
+    ConnectPluginMissingError,
     JarNotFoundError,
     SparkSuppressError,
     VersionMismatchError,
@@ -23,6 +27,7 @@ from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 __all__ = [
     "__version__",
     "configure",
+    "connect_server_conf",
     "jar_path",
     # operators
     "suppress",
@@ -45,4 +50,5 @@ __all__ = [
     "JarNotFoundError",
     "VersionMismatchError",
     "ClassicSessionRequiredError",
+    "ConnectPluginMissingError",
 ]

@@ -31,15 +31,33 @@ def jar_path() -> str:
 def configure(builder: "SparkSession.Builder") -> "SparkSession.Builder":
     """Return ``builder`` with the bundled jar added to ``spark.jars`` (keeping any jars already listed).
 
+    For a local Spark Connect server (``builder.remote("local[2]")``) it also registers spark-suppress's Connect
+    plugins, so the server the builder starts runs the operators. A remote server (``sc://...``) is configured
+    where it starts (:func:`connect_server_conf`); its builder is returned unchanged.
+
     Call it before the first SparkSession of the process is created: a JVM that is already running does not
     pick up new jars.
     """
-    jar = jar_path()
     options = getattr(builder, "_options", {})
-    existing = [j for j in str(options.get("spark.jars", "")).split(",") if j]
-    if jar not in existing:
-        existing.append(jar)
-    return builder.config("spark.jars", ",".join(existing))
+    remote = options.get("spark.remote")
+    if remote is not None and not str(remote).startswith("local"):
+        return builder
+    settings = connect_server_conf() if remote is not None else {"spark.jars": jar_path()}
+    for key, value in settings.items():
+        existing = [v for v in str(options.get(key, "")).split(",") if v]
+        if value not in existing:
+            existing.append(value)
+        builder = builder.config(key, ",".join(existing))
+    return builder
+
+
+def connect_server_conf() -> dict:
+    """The settings that give a Spark Connect server spark-suppress (``--jars`` and ``--conf`` of
+    ``start-connect-server.sh`` or ``spark-submit``): the bundled jar, the relation plugin that runs the operators
+    and the expression plugin behind :func:`string_fold`."""
+    from ._connect import server_conf
+
+    return server_conf()
 
 
 def _is_connect(obj: Any) -> bool:
@@ -51,10 +69,10 @@ def require_classic(obj: Any) -> None:
     """Raise a clear error for Spark Connect sessions and DataFrames, which have no JVM in this process."""
     if _is_connect(obj):
         raise ClassicSessionRequiredError(
-            "spark_suppress needs a classic PySpark session: its operators run on the JVM through py4j, and a "
-            "Spark Connect client has no JVM. Create the session with "
-            "spark_suppress.configure(SparkSession.builder).getOrCreate() without .remote(...) or SPARK_REMOTE, "
-            "or use the Scala API on the Spark Connect server."
+            "this spark_suppress call needs a classic PySpark session (it reaches the JVM through py4j, and a "
+            "Spark Connect client has no JVM). The operators, metrics and TestDriver also work on Spark Connect "
+            "sessions whose server has spark-suppress's plugin (docs/connect.md); for py4j create the session with "
+            "spark_suppress.configure(SparkSession.builder).getOrCreate() without .remote(...) or SPARK_REMOTE."
         )
 
 

@@ -13,5 +13,9 @@ class VersionMismatchError(SparkSuppressError):
     """The jar on the JVM's classpath is another version than this Python package."""
 
 
+class ConnectPluginMissingError(JarNotFoundError):
+    """The Spark Connect server was started without spark-suppress's jar or plugin settings."""
+
+
 class ClassicSessionRequiredError(SparkSuppressError):
     """The session is a Spark Connect session: there is no local JVM to run the operators in."""

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Optional
 
 from ._columns import Columns, column_list, column_name
 from ._durations import Duration, to_millis
+from . import _connect
+from ._jvm import dataframe_facade
 from .suppressed import check_name
-from ._jvm import dataframe_facade, require_classic
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -45,8 +46,6 @@ def join_versioned(
     trigger: use a processing-time trigger (``trigger(processingTime="10 seconds")``); ``availableNow`` and ``once``
     never finish.
     """
-    require_classic(stream_df)
-    require_classic(table_df)
     if not isinstance(how, str):
         raise TypeError(f"how must be 'inner' or 'left', got {how!r}")
     if not isinstance(release_on_watermark, bool):
@@ -59,7 +58,6 @@ def join_versioned(
 
         if not isinstance(initial_versions, DataFrame):
             raise TypeError(f"initial_versions must be a static DataFrame, got {initial_versions!r}")
-        require_classic(initial_versions)
     spec = {
         "on": column_list(on, "on"),
         "streamTimestamp": column_name(stream_timestamp, "stream_timestamp"),
@@ -71,6 +69,8 @@ def join_versioned(
         "name": name,
         "releaseOnWatermark": release_on_watermark,
     }
+    if _connect.same_transport({"stream_df": stream_df, "table_df": table_df, "initial_versions": initial_versions}):
+        return _connect.join_versioned(stream_df, table_df, initial_versions, spec)
     jdf = dataframe_facade(stream_df).joinVersioned(
         stream_df._jdf, table_df._jdf, None if initial_versions is None else initial_versions._jdf, json.dumps(spec)
     )

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple, Union
 
 from ._columns import Columns, column_list, column_name
 from ._durations import Duration, to_millis
-from ._jvm import dataframe_facade, facade, require_classic
+from . import _connect
+from ._jvm import dataframe_facade, facade
 from .suppressed import Suppressed
 
 if TYPE_CHECKING:
@@ -56,7 +57,6 @@ def suppress(
     leaves at once with ``late`` true in an added boolean column (Kafka lets it out unflagged, like a second final
     result, which is the default ``"drop"``: nothing is held back for it); every other row has ``late`` false.
     """
-    require_classic(df)
     if not isinstance(suppressed, Suppressed):
         raise TypeError(f"suppressed must be a Suppressed (Suppressed.until_time_limit(...)), got {suppressed!r}")
     if not isinstance(late, str):
@@ -70,6 +70,8 @@ def suppress(
         "suppressed": suppressed._to_json(),
         "late": late,
     }
+    if _connect.same_transport({"df": df}):
+        return _connect.suppress(df, spec)
     jdf = dataframe_facade(df).suppress(df._jdf, json.dumps(spec))
     return _wrap(jdf, df)
 
@@ -80,7 +82,8 @@ def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
     Names follow Kafka's (``suppression-emit-total``, ``suppression-buffer-count-current``, ...). Operators are
     found through the query's progress reports, so a query that has not finished a micro-batch yet has none.
     """
-    require_classic(query)
+    if _connect.is_connect(query):
+        return _connect.metrics(query)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.getActiveSession()

@@ -8,7 +8,8 @@
     driver.stop()
 
 Each ``step`` runs its micro-batch to completion, including the no-data batch a moved watermark triggers, so
-timers that became due fire within the step. Nothing waits on the wall clock.
+timers that became due fire within the step. Nothing waits on the wall clock. On a Spark Connect session the same
+class works through Connect calls only (``_connect_testing``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,16 @@ class TestDriver:
     """
 
     __test__ = False  # not a pytest test class
+
+    def __new__(cls, spark: "SparkSession" = None, *args: Any, **kwargs: Any) -> "TestDriver":
+        from ._connect import is_connect
+
+        if cls is TestDriver and is_connect(spark):
+            # A Connect client has no JVM to run the classic driver in: the same API over public Connect calls.
+            from ._connect_testing import ConnectTestDriver
+
+            return super().__new__(ConnectTestDriver)
+        return super().__new__(cls)
 
     def __init__(
         self,

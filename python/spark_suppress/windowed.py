@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._columns import Columns, column_list, column_name
+from . import _connect
 from ._jvm import dataframe_facade, facade, require_classic
 from .suppressed import check_name
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
@@ -38,9 +39,6 @@ def aggregate_windowed(
     missed, the aggregates of that record alone and its own timestamp, once per record and closed window. Every
     other row has ``late`` false; the ``late`` column exists only under this option.
     """
-    from pyspark.sql import Column
-
-    require_classic(df)
     if not isinstance(windows, (TimeWindows, SlidingWindows, SessionWindows)):
         raise TypeError(
             "windows must be TimeWindows, SlidingWindows or SessionWindows (e.g. "
@@ -48,12 +46,7 @@ def aggregate_windowed(
         )
     if not isinstance(emit, EmitStrategy):
         raise TypeError(f"emit must be EmitStrategy.on_window_close() or EmitStrategy.on_window_update(), got {emit!r}")
-    if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
-        raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
-    for a in aggregations:
-        if not isinstance(a, Column):
-            raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
-    check_name(name)
+    _check_aggregations(aggregations, name)
     if not isinstance(late, str):
         raise TypeError(f'late must be "drop" or "emit", got {late!r}')
     spec = {
@@ -64,14 +57,12 @@ def aggregate_windowed(
         "name": name,
         "late": late,
     }
-    jfacade = dataframe_facade(df)
-    jvm = df.sparkSession.sparkContext._jvm
-    jcolumns = jvm.java.util.ArrayList()
-    for a in aggregations:
-        jcolumns.add(a._jc)
+    if _connect.same_transport({"df": df}):
+        return _connect.aggregate_windowed(df, spec, aggregations)
     from pyspark.sql import DataFrame
 
-    return DataFrame(jfacade.aggregateWindowed(df._jdf, json.dumps(spec), jcolumns), df.sparkSession)
+    jdf = dataframe_facade(df).aggregateWindowed(df._jdf, json.dumps(spec), _java_columns(df, aggregations))
+    return DataFrame(jdf, df.sparkSession)
 
 
 def aggregate(
@@ -89,17 +80,19 @@ def aggregate(
     :func:`spark_suppress.suppress` and ``Suppressed.until_time_limit`` to rate-limit the updates; both run in the
     same streaming query.
     """
-    _check_aggregations(df, aggregations, name)
+    _check_aggregations(aggregations, name)
     spec = {"key": column_list(key, "key"), "timestamp": column_name(timestamp, "timestamp"), "name": name}
+    if _connect.same_transport({"df": df}):
+        return _connect.aggregate(df, spec, aggregations)
     from pyspark.sql import DataFrame
 
     return DataFrame(dataframe_facade(df).aggregate(df._jdf, json.dumps(spec), _java_columns(df, aggregations)), df.sparkSession)
 
 
-def _check_aggregations(df: "DataFrame", aggregations, name) -> None:
+def _check_aggregations(aggregations, name) -> None:
+    """Aggregations are a list of Columns (classic or Spark Connect ones: both are ``pyspark.sql.Column``)."""
     from pyspark.sql import Column
 
-    require_classic(df)
     if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
         raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
     for a in aggregations:
@@ -121,13 +114,16 @@ def string_fold(column: Union[str, "Column"], initial: str = "", separator: str 
     result traces exactly which records were aggregated, in which order."""
     from pyspark.sql import Column, SparkSession
     from pyspark.sql import functions as F
-    from pyspark.sql.classic.column import Column as ClassicColumn
 
     if not isinstance(initial, str) or not isinstance(separator, str):
         raise TypeError(f"initial and separator must be strings, got {initial!r} and {separator!r}")
     col = F.col(column) if isinstance(column, str) else column
     if not isinstance(col, Column):
         raise TypeError(f"column must be a column name or a Column, got {column!r}")
+    if _connect.is_connect(col):
+        return _connect.string_fold(col, initial, separator)
+    from pyspark.sql.classic.column import Column as ClassicColumn
+
     spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("string_fold needs an active SparkSession")

@@ -19,6 +19,11 @@ from tests.conformance import chain_cases  # noqa: E402
 from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  # noqa: E402
 
 
+# SPARK_SUPPRESS_CONNECT=1 (make conformance-connect): the same vectors through a Spark Connect session, served by
+# an in-process local Connect server on loopback with spark-suppress's plugins; nothing else changes.
+CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
+
+
 def chains_dir() -> Optional[str]:
     """The chain vectors' folder: $CHAINS_DIR, else ../shared/conformance/chains when it exists."""
     explicit = os.environ.get("CHAINS_DIR")
@@ -33,15 +38,20 @@ def session():
 
     import spark_suppress as ss
 
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("spark-suppress-conformance")
+    conf = {
         # One state partition, as the Kafka tests run one task: buffer bounds hold per partition.
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
-    )
+        "spark.sql.shuffle.partitions": "1",
+        "spark.ui.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.streaming.noDataMicroBatches.enabled": "true",
+    }
+    if CONNECT:
+        from tests import connect_server
+
+        spark, _ = connect_server.start("spark-suppress-conformance", conf)
+        connect_server.server_session().sparkContext.setLogLevel("ERROR")
+        return spark
+    builder = SparkSession.builder.master("local[2]").appName("spark-suppress-conformance").config(map=conf)
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -93,7 +103,7 @@ def main(argv=None) -> int:
 
     directory = vector_dir()
     vectors = load_vectors(directory)
-    print(f"conformance vectors from {directory}: {len(vectors)}")
+    print(f"conformance vectors from {directory}: {len(vectors)}" + (" (Spark Connect)" if CONNECT else ""))
     chains = chains_dir()
     if chains is not None:
         chain_vectors = load_vectors(chains)
@@ -132,7 +142,12 @@ def main(argv=None) -> int:
         passed += 1
         print(f"PASS {vid} ({time.time() - started:.1f}s)", flush=True)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    spark.stop()
+    if CONNECT:
+        from tests import connect_server
+
+        connect_server.stop(spark)
+    else:
+        spark.stop()
     return 1 if failed else 0
 
 

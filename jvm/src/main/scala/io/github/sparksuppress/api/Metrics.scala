@@ -11,4 +11,12 @@ object Metrics {
    * keeps the values it had when it terminated.
    */
   def forQuery(query: StreamingQuery): Map[String, Map[String, Double]] = MetricsRegistry.forQuery(query)
+
+  /**
+   * The metrics of the operators whose observations a query's progress reports name (the keys of
+   * `StreamingQueryProgress.observedMetrics` starting with `spark_suppress:`), for callers without the query object,
+   * such as Spark Connect clients.
+   */
+  def forObservations(observationNames: Seq[String]): Map[String, Map[String, Double]] =
+    MetricsRegistry.forObservations(observationNames)
 }

@@ -80,6 +80,8 @@ private[sparksuppress] object MetricsRegistry {
   private val observedBy = new ConcurrentHashMap[UUID, java.util.Set[String]]()
   /** The last values of recently terminated queries, oldest first. */
   private val terminated = new java.util.LinkedHashMap[UUID, Map[String, Map[String, Double]]]()
+  /** The same values by observation name, for callers that hold no query object (Spark Connect clients). */
+  private val terminatedObservations = new java.util.LinkedHashMap[String, (String, Map[String, Double])]()
   private val listenedSessions = ConcurrentHashMap.newKeySet[SparkSession]()
 
   def register(
@@ -108,6 +110,16 @@ private[sparksuppress] object MetricsRegistry {
     }
   }
 
+  /**
+   * The operators observed under `observationNames` (as a query's progress reports them), by operator name: live
+   * values, or the last ones of a recently terminated query.
+   */
+  def forObservations(observationNames: Seq[String]): Map[String, Map[String, Double]] =
+    observationNames.distinct.flatMap { n =>
+      live(n).map(o => o.operatorName -> o.metrics)
+        .orElse(terminated.synchronized(Option(terminatedObservations.get(n))))
+    }.toMap
+
   /** How many operators and terminated queries the registry holds (it must stay bounded). */
   private[sparksuppress] def size: (Int, Int) = (operators.size, terminated.synchronized(terminated.size))
 
@@ -128,12 +140,15 @@ private[sparksuppress] object MetricsRegistry {
 
     override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
       val names = Option(observedBy.remove(event.runId)).map(_.asScala.toSeq).getOrElse(Nil)
-      val last = names.flatMap(live).map(o => o.operatorName -> o.metrics).toMap
+      val last = names.flatMap(n => live(n).map(o => n -> (o.operatorName, o.metrics)))
       names.filterNot(stillObserved).foreach(operators.remove)
       if (last.nonEmpty) terminated.synchronized {
-        terminated.put(event.runId, last)
-        val it = terminated.keySet.iterator
-        while (terminated.size > KeptTerminated) { it.next(); it.remove() }
+        terminated.put(event.runId, last.map(_._2).toMap)
+        last.foreach { case (n, values) => terminatedObservations.put(n, values) }
+        val queries = terminated.keySet.iterator
+        while (terminated.size > KeptTerminated) { queries.next(); queries.remove() }
+        val observations = terminatedObservations.keySet.iterator
+        while (terminatedObservations.size > KeptTerminated * 4) { observations.next(); observations.remove() }
       }
     }
 

@@ -1,0 +1,224 @@
+"""The Spark Connect transport: the operators' specs travel to the server's relation plugin as protobuf messages.
+
+Each operator builds its JSON spec once (operators.py, windowed.py, join.py) and hands it either to the py4j facade
+(classic sessions) or to this module, which wraps the spec and the input DataFrames' plans in a relation extension.
+On the server, ``io.github.sparksuppress.connect.SparkSuppressRelationPlugin`` turns it back into DataFrames and calls
+the same facade entry points, so validation and translation happen in one place (docs/connect.md).
+
+Nothing here imports ``pyspark.sql.classic``: the module runs with the ``pyspark-client`` package alone.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence
+
+from .errors import ConnectPluginMissingError, VersionMismatchError
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+RELATION_PLUGIN = "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+EXPRESSION_PLUGIN = "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
+RELATION_SETTING = "spark.connect.extensions.relation.classes"
+EXPRESSION_SETTING = "spark.connect.extensions.expression.classes"
+
+# The JVM's prefix for a client/server version mismatch (ConnectSupport.VersionMismatchPrefix).
+_VERSION_MISMATCH = "spark-suppress version mismatch:"
+# What Spark's planner says about an extension no registered plugin accepts.
+_NO_HANDLER = "No handler found for extension"
+
+
+def is_connect(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def same_transport(parameters: Dict[str, Any]) -> bool:
+    """True when every DataFrame given is a Connect one, False when none is; a mix is an error naming each."""
+    kinds = {name: is_connect(df) for name, df in parameters.items() if df is not None}
+    if len(set(kinds.values())) > 1:
+        described = ", ".join(f"{n} is a {'Spark Connect' if c else 'classic'} DataFrame" for n, c in kinds.items())
+        raise TypeError(
+            f"all DataFrames of one call must come from the same session: {described}. Create them all from the "
+            "Spark Connect session (or all from the classic one)."
+        )
+    return any(kinds.values())
+
+
+def _version() -> str:
+    from ._jvm import __version__
+
+    return __version__
+
+
+def _message(name: str, **fields: Any):
+    from .proto import connect_pb2
+
+    return getattr(connect_pb2, name)(client_version=_version(), **fields)
+
+
+def _relation_bytes(df: "DataFrame") -> bytes:
+    return df._plan.plan(df._session.client).SerializeToString()
+
+
+def _extension_plan(message: Any, children: Sequence["DataFrame"]):
+    from pyspark.sql.connect.plan import LogicalPlan
+
+    class SparkSuppressRelation(LogicalPlan):
+        """A relation extension around one spark-suppress message; its inputs are serialized when it is planned."""
+
+        def __init__(self) -> None:
+            super().__init__(None)
+
+        def plan(self, session: Any) -> Any:
+            rel = self._create_proto_relation()
+            rel.extension.Pack(message)
+            return rel
+
+        @property
+        def observations(self) -> Dict[str, Any]:
+            merged: Dict[str, Any] = {}
+            for c in children:
+                merged.update(c._plan.observations)
+            return merged
+
+        def __repr__(self) -> str:
+            return f"SparkSuppressRelation({type(message).__name__})"
+
+    return SparkSuppressRelation()
+
+
+def _frame(message: Any, children: Sequence["DataFrame"], session: Any) -> "DataFrame":
+    from pyspark.sql.connect.dataframe import DataFrame
+
+    df = DataFrame(_extension_plan(message, children), session)
+    # Analysing now makes the server build the operator, so bad arguments fail here, as with py4j, and not only
+    # when the query starts.
+    with translated_errors():
+        df.schema
+    return df
+
+
+@contextmanager
+def translated_errors() -> Iterator[None]:
+    """Turns the server's "no plugin" and version errors into this package's errors; passes every other one on
+    unchanged (validation errors stay PySpark's IllegalArgumentException with the JVM's message)."""
+    try:
+        yield
+    except Exception as e:
+        text = str(e)
+        if _NO_HANDLER in text:
+            raise ConnectPluginMissingError(missing_plugin_message(expression="StringFold" in text)) from e
+        if _VERSION_MISMATCH in text:
+            start = text.index(_VERSION_MISMATCH)
+            raise VersionMismatchError(text[start:].splitlines()[0]) from e
+        raise
+
+
+def missing_plugin_message(expression: bool = False) -> str:
+    from ._jvm import _jar_hint
+
+    setting = f"{EXPRESSION_SETTING}={EXPRESSION_PLUGIN}" if expression else f"{RELATION_SETTING}={RELATION_PLUGIN}"
+    what = "string_fold needs spark-suppress's expression plugin" if expression else "spark-suppress's operators need its relation plugin"
+    return (
+        f"the Spark Connect server cannot run this: {what}, which the server was not started with. Start the server "
+        f"with --jars {_jar_hint()} --conf {setting} (spark_suppress.connect_server_conf() lists every setting), "
+        "or for a local server create the session with "
+        "spark_suppress.configure(SparkSession.builder.remote('local[2]')).getOrCreate()."
+    )
+
+
+def suppress(df: "DataFrame", spec: Dict[str, Any]) -> "DataFrame":
+    message = _message("Suppress", input=_relation_bytes(df), spec_json=json.dumps(spec))
+    return _frame(message, [df], df._session)
+
+
+def aggregate_windowed(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+    return _aggregating("AggregateWindowed", df, spec, aggregations)
+
+
+def aggregate(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+    return _aggregating("Aggregate", df, spec, aggregations)
+
+
+def _aggregating(kind: str, df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+    for a in aggregations:
+        if not is_connect(a):
+            raise TypeError(
+                f"aggregations must be Spark Connect columns for a Spark Connect DataFrame, got the classic column {a!r}"
+            )
+    client = df._session.client
+    message = _message(
+        kind,
+        input=_relation_bytes(df),
+        aggregations=[a._expr.to_plan(client).SerializeToString() for a in aggregations],
+        spec_json=json.dumps(spec),
+    )
+    return _frame(message, [df], df._session)
+
+
+def join_versioned(
+    stream_df: "DataFrame", table_df: "DataFrame", initial_versions: Optional["DataFrame"], spec: Dict[str, Any]
+) -> "DataFrame":
+    frames = [stream_df, table_df] + ([initial_versions] if initial_versions is not None else [])
+    message = _message(
+        "JoinVersioned",
+        stream=_relation_bytes(stream_df),
+        table=_relation_bytes(table_df),
+        initial_versions=b"" if initial_versions is None else _relation_bytes(initial_versions),
+        spec_json=json.dumps(spec),
+    )
+    return _frame(message, frames, stream_df._session)
+
+
+def string_fold(column: "Column", initial: str, separator: str) -> "Column":
+    from pyspark.sql.connect.column import Column
+    from pyspark.sql.connect.expressions import Expression
+
+    from .proto import connect_pb2
+
+    child = column._expr
+
+    class StringFoldExpression(Expression):
+        """An expression extension the server's StringFoldExpressionPlugin turns into the StringFold aggregate."""
+
+        def to_plan(self, session: Any) -> Any:
+            expr = self._create_proto_expression()
+            expr.extension.Pack(
+                connect_pb2.StringFold(
+                    column=child.to_plan(session).SerializeToString(), initial=initial, separator=separator
+                )
+            )
+            return expr
+
+        @property
+        def children(self) -> Sequence[Any]:
+            return [child]
+
+        def __repr__(self) -> str:
+            return f"string_fold({child!r}, {initial!r}, {separator!r})"
+
+    return Column(StringFoldExpression())
+
+
+def metrics(query: Any) -> Dict[str, Dict[str, float]]:
+    names: List[str] = []
+    for progress in query.recentProgress:
+        for name in progress.observedMetrics or {}:
+            if name not in names:
+                names.append(name)
+    session = query._session
+    message = _message("Metrics", observation_names=names)
+    from pyspark.sql.connect.dataframe import DataFrame
+
+    with translated_errors():
+        rows = DataFrame(_extension_plan(message, []), session).collect()
+    return json.loads(rows[0][0])
+
+
+def server_conf() -> Dict[str, str]:
+    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar."""
+    from ._jvm import jar_path
+
+    return {"spark.jars": jar_path(), RELATION_SETTING: RELATION_PLUGIN, EXPRESSION_SETTING: EXPRESSION_PLUGIN}

@@ -1,0 +1,212 @@
+"""TestDriver on a Spark Connect session (spark_suppress.testing picks it for Connect sessions).
+
+The classic driver runs on the JVM (MemoryStream in, foreachBatch out); a Connect client has neither, so this one
+reaches the same behaviour through the public Connect API only: each input is a Parquet file stream whose step
+writes exactly one file (so one step is one micro-batch), and the output is a Parquet file sink, whose commit log
+(``_spark_metadata``, one entry per micro-batch) tells which files each batch wrote, so a step reads what was
+emitted, in order. ``processAllAvailable()`` runs a step to completion, including the no-data batch a moved
+watermark triggers, exactly as in the classic driver. Nothing runs in a Python worker on the server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+
+from .testing import TestDriver
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, Row, SparkSession
+    from pyspark.sql.types import StructType
+
+
+
+def _sink_log_files(path: str) -> List[str]:
+    """The data files of one entry of a file sink's commit log (a JSON line per file after a version line)."""
+    import json
+
+    with open(path) as f:
+        lines = f.read().splitlines()[1:]
+    return [json.loads(line)["path"].rsplit("/", 1)[-1] for line in lines if line.strip()]
+
+
+class ConnectTestDriver(TestDriver):
+    __test__ = False
+
+    def __init__(
+        self,
+        spark: "SparkSession",
+        schema: Union["StructType", str, None] = None,
+        timestamp: Optional[str] = None,
+        watermark_delay: str = "0 seconds",
+    ) -> None:
+        self._spark = spark
+        self._dir = tempfile.mkdtemp(prefix="spark-suppress-connect-driver-")
+        self._schemas: Dict[str, "StructType"] = {}
+        self._inputs: Dict[str, "DataFrame"] = {}
+        self._files = 0
+        self._rows_added = 0
+        self._rows_seen = 0
+        self._rows_by_batch: Dict[int, int] = {}
+        self._last_batch_read = -1
+        self._files_read: set = set()
+        self._pipeline: Optional["DataFrame"] = None
+        self._query: Any = None
+        self._processing_time = False
+        if schema is not None:
+            if timestamp is None:
+                raise ValueError("timestamp must name the event-time column of the input")
+            self.add_input("input", schema, timestamp, watermark_delay)
+
+    def add_input(
+        self,
+        name: str,
+        schema: Union["StructType", str],
+        timestamp: Optional[str] = None,
+        watermark_delay: str = "0 seconds",
+    ) -> "DataFrame":
+        from pyspark.sql.types import StructType
+
+        if self._pipeline is not None:
+            raise ValueError("add inputs before start()")
+        if name in self._inputs:
+            raise ValueError(f"input {name!r} exists already")
+        # The server parses DDL strings: the client has no parser of its own without a JVM.
+        struct = schema if isinstance(schema, StructType) else self._spark.createDataFrame([], schema).schema
+        directory = os.path.join(self._dir, f"input-{len(self._inputs)}")
+        os.makedirs(directory)
+        df = self._spark.readStream.schema(struct).parquet(directory)
+        if timestamp is not None:
+            df = df.withWatermark(timestamp, watermark_delay)
+        self._schemas[name] = struct
+        self._inputs[name] = df
+        return df
+
+    @property
+    def input(self) -> "DataFrame":
+        if len(self._inputs) != 1:
+            raise ValueError(f"this driver has {len(self._inputs)} inputs; name the one to use")
+        return next(iter(self._inputs.values()))
+
+    def start(self, pipeline: "DataFrame") -> "TestDriver":
+        if self._query is not None:
+            raise ValueError("the driver is already started; stop() it first")
+        self._pipeline = pipeline
+        # Processing-time timers keep the query busy (Spark runs a batch per trigger to check them), so such a step
+        # waits for the batch that holds its rows instead of for an idle query, as the classic driver does.
+        self._processing_time = "ProcessingTimeTimeout" in pipeline._explain_string(extended=True)
+        self._output_schema = pipeline.schema
+        self._run()
+        return self
+
+    def _run(self) -> None:
+        assert self._pipeline is not None
+        self._query = (
+            self._pipeline.writeStream.format("parquet")
+            .option("path", os.path.join(self._dir, "output"))
+            .option("checkpointLocation", os.path.join(self._dir, "checkpoint"))
+            .trigger(processingTime="20 milliseconds" if self._processing_time else "0 seconds")
+            .start()
+        )
+
+    def step(self, rows: Iterable[Any], input: Optional[str] = None) -> List["Row"]:
+        if self._query is None:
+            raise ValueError("start(pipeline) the driver before feeding it")
+        if input is None:
+            if len(self._schemas) != 1:
+                raise ValueError(f"this driver has {len(self._schemas)} inputs; pass input=<name>")
+            input = next(iter(self._schemas))
+        if input not in self._schemas:
+            raise ValueError(f"no input named {input!r}; inputs: {sorted(self._schemas)}")
+        rows = list(rows)
+        if rows:
+            self._add_file(input, rows)
+            self._rows_added += len(rows)
+        return self.advance()
+
+    def _add_file(self, input: str, rows: List[Any]) -> None:
+        # Written aside and renamed in: the file source must see the step's single file whole or not at all.
+        staging = os.path.join(self._dir, f"staging-{self._files}")
+        self._spark.createDataFrame(rows, self._schemas[input]).coalesce(1).write.parquet(staging)
+        (part,) = [f for f in os.listdir(staging) if f.startswith("part-") and f.endswith(".parquet")]
+        directory = os.path.join(self._dir, f"input-{list(self._schemas).index(input)}")
+        os.rename(os.path.join(staging, part), os.path.join(directory, f"step-{self._files:09d}.parquet"))
+        shutil.rmtree(staging)
+        self._files += 1
+
+    def advance(self) -> List["Row"]:
+        if self._processing_time:
+            self._await_input_rows()
+        else:
+            self._query.processAllAvailable()
+        return self._drain()
+
+    def _await_input_rows(self) -> None:
+        import time
+
+        while self._rows_seen < self._rows_added:
+            # An idle trigger reports the upcoming batch id with no rows, so a batch's rows count once it has run.
+            for p in self._query.recentProgress:
+                self._rows_by_batch[p.batchId] = max(self._rows_by_batch.get(p.batchId, 0), p.numInputRows)
+            self._rows_seen = sum(self._rows_by_batch.values())
+            exception = self._query.exception()
+            if exception is not None:
+                raise exception
+            if self._rows_seen < self._rows_added:
+                time.sleep(0.02)  # the query runs a batch per 20 ms trigger; nothing else would tell us sooner
+
+    def _drain(self) -> List["Row"]:
+        from pyspark.sql import Row
+        from pyspark.sql import functions as F
+
+        out = os.path.join(self._dir, "output")
+        log = os.path.join(out, "_spark_metadata")
+        entries = []
+        if os.path.isdir(log):
+            for name in os.listdir(log):
+                batch = name.split(".")[0]
+                if batch.isdigit() and int(batch) > self._last_batch_read:
+                    entries.append((int(batch), name))
+        order: Dict[str, int] = {}
+        for batch, name in sorted(entries):
+            # Every tenth entry is a compaction listing all files so far: what it adds is that batch's files.
+            for f in _sink_log_files(os.path.join(log, name)):
+                if f not in self._files_read:
+                    self._files_read.add(f)
+                    order[f] = batch
+            self._last_batch_read = batch
+        if not order:
+            return []
+        frame = (
+            self._spark.read.schema(self._output_schema)
+            .parquet(*[os.path.join(out, f) for f in order])
+            .withColumn("__file", F.col("_metadata.file_name"))
+            .withColumn("__row", F.monotonically_increasing_id())
+        )
+        rows = frame.collect()
+        # By batch, then by task (part-NNNNN, the partition), then in file order: the order the batch emitted them in.
+        rows.sort(key=lambda r: (order[r["__file"]], r["__file"], r["__row"]))
+        names = self._output_schema.fieldNames()
+        return [Row(**{n: r[n] for n in names}) for r in rows]
+
+    def restart(self) -> "TestDriver":
+        self._halt()
+        self._run()
+        return self
+
+    def _halt(self) -> None:
+        if self._query is not None:
+            try:
+                self._query.stop()
+            finally:
+                self._query = None
+
+    def stop(self) -> None:
+        self._halt()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    @property
+    def query(self):
+        return self._query

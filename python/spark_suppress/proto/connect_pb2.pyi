@@ -1,0 +1,73 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Suppress(_message.Message):
+    __slots__ = ("input", "spec_json", "client_version")
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    input: bytes
+    spec_json: str
+    client_version: str
+    def __init__(self, input: _Optional[bytes] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+
+class AggregateWindowed(_message.Message):
+    __slots__ = ("input", "aggregations", "spec_json", "client_version")
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATIONS_FIELD_NUMBER: _ClassVar[int]
+    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    input: bytes
+    aggregations: _containers.RepeatedScalarFieldContainer[bytes]
+    spec_json: str
+    client_version: str
+    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+
+class Aggregate(_message.Message):
+    __slots__ = ("input", "aggregations", "spec_json", "client_version")
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATIONS_FIELD_NUMBER: _ClassVar[int]
+    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    input: bytes
+    aggregations: _containers.RepeatedScalarFieldContainer[bytes]
+    spec_json: str
+    client_version: str
+    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+
+class JoinVersioned(_message.Message):
+    __slots__ = ("stream", "table", "initial_versions", "spec_json", "client_version")
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    stream: bytes
+    table: bytes
+    initial_versions: bytes
+    spec_json: str
+    client_version: str
+    def __init__(self, stream: _Optional[bytes] = ..., table: _Optional[bytes] = ..., initial_versions: _Optional[bytes] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+
+class StringFold(_message.Message):
+    __slots__ = ("column", "initial", "separator")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_FIELD_NUMBER: _ClassVar[int]
+    SEPARATOR_FIELD_NUMBER: _ClassVar[int]
+    column: bytes
+    initial: str
+    separator: str
+    def __init__(self, column: _Optional[bytes] = ..., initial: _Optional[str] = ..., separator: _Optional[str] = ...) -> None: ...
+
+class Metrics(_message.Message):
+    __slots__ = ("observation_names", "client_version")
+    OBSERVATION_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    observation_names: _containers.RepeatedScalarFieldContainer[str]
+    client_version: str
+    def __init__(self, observation_names: _Optional[_Iterable[str]] = ..., client_version: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,182 @@
+"""What only the Spark Connect transport has: Connect DataFrames in and out, the wire messages, version and setting
+checks. Runs with SPARK_SUPPRESS_CONNECT=1 (make test-connect), where test_suppress/test_emit/test_join also run
+every operator, validation error, restart and metric over Connect."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+import spark_suppress as ss
+from spark_suppress import _connect, _jvm
+from spark_suppress.proto import connect_pb2
+from spark_suppress.testing import TestDriver
+
+SCHEMA = "key STRING, ts TIMESTAMP, value STRING"
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+LIMIT = ss.Suppressed.until_time_limit(10, ss.BufferConfig.unbounded())
+
+
+def test_the_session_is_a_connect_session(spark):
+    assert type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def test_every_operator_takes_and_returns_connect_dataframes(spark):
+    d = TestDriver(spark)
+    stream = d.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount INT", timestamp="order_ts")
+    table = d.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
+    initial = spark.createDataFrame([("a", T0, "gold")], "customer STRING, changed_at TIMESTAMP, tier STRING")
+    outs = [
+        ss.suppress(stream, key="customer", timestamp="order_ts", suppressed=LIMIT),
+        ss.aggregate_windowed(stream, key="customer", timestamp="order_ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
+                              aggregations=[F.sum("amount").alias("total"), ss.string_fold("amount").alias("trace")]),
+        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
+                          grace=5, history_retention=10, initial_versions=initial),
+    ]
+    for out in outs:
+        assert type(out).__module__ == "pyspark.sql.connect.dataframe"
+        assert out.isStreaming
+    assert outs[1].columns == ["customer", "window", "total", "trace", "order_ts"]
+    assert outs[2].columns == ["customer", "order_ts", "amount", "tier"]
+
+
+def test_string_fold_traces_arrival_order_over_connect(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    out = ss.aggregate_windowed(d.input, key="key", timestamp="ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
+                                aggregations=[ss.string_fold("value", initial="0", separator="+").alias("trace")],
+                                emit=ss.EmitStrategy.on_window_close())
+    d.start(out.select("key", "trace"))
+    try:
+        assert d.step([("a", T0, "x")]) == []
+        assert d.step([("a", T0 + timedelta(milliseconds=5), "y")]) == []
+        assert [tuple(r) for r in d.step([("b", T0 + timedelta(milliseconds=10), "z")])] == [("a", "0+x+y")]
+    finally:
+        d.stop()
+
+
+def test_the_message_carries_the_facade_spec_and_the_input_plan(spark):
+    # One translation: the spec on the wire is the py4j facade's JSON, and the input is the Connect plan itself.
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    out = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT.with_name("wire"), tombstone=None)
+    relation = out._plan.plan(spark.client)
+    message = connect_pb2.Suppress()
+    assert relation.extension.Unpack(message)
+    assert message.client_version == ss.__version__
+    assert '"key": ["key"]' in message.spec_json and '"name": "wire"' in message.spec_json
+    assert message.input == d.input._plan.plan(spark.client).SerializeToString()
+
+
+def test_validation_errors_are_connect_exceptions_with_the_jvm_message(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    with pytest.raises(IllegalArgumentException) as e:
+        ss.suppress(d.input, key="user", timestamp="ts", suppressed=LIMIT)
+    assert type(e.value).__module__ == "pyspark.errors.exceptions.connect"
+    assert str(e.value).startswith("suppress 'suppress-")
+    assert "key 'user' is not a column of the input; columns are [key, ts, value]." in str(e.value)
+
+
+def test_a_client_of_another_version_is_refused_naming_both_versions(spark, monkeypatch):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    with pytest.raises(ss.VersionMismatchError) as e:
+        ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)
+    assert "the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version" in str(e.value)
+
+
+def test_metrics_of_a_query_started_by_the_user(spark, tmp_path):
+    rows = [(f"k{i % 3}", T0 + timedelta(milliseconds=i), str(i)) for i in range(7)]
+    spark.createDataFrame(rows, SCHEMA).write.parquet(str(tmp_path / "in"))
+    src = spark.readStream.schema(spark.read.parquet(str(tmp_path / "in")).schema).parquet(str(tmp_path / "in"))
+    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts",
+                      suppressed=ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name("users-query"))
+    q = out.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "ckpt")).start()
+    try:
+        q.processAllAvailable()
+        m = ss.metrics(q)["users-query"]
+        assert m["suppression-emit-total"] == 0.0  # a day-long limit holds everything
+        assert m["suppression-buffer-count-current"] == 3.0  # the latest update of each key
+    finally:
+        q.stop()
+    # A stopped query still names its operators through its progress reports.
+    assert ss.metrics(q)["users-query"]["suppression-buffer-count-current"] == 3.0
+
+
+def test_mixing_transports_is_refused_naming_each_dataframe():
+    class Classic:  # stands in for a classic DataFrame: the check reads only the type's module
+        __module__ = "pyspark.sql.classic.dataframe"
+
+    class Remote:
+        __module__ = "pyspark.sql.connect.dataframe"
+
+    with pytest.raises(TypeError, match="stream_df is a Spark Connect DataFrame, table_df is a classic DataFrame"):
+        _connect.same_transport({"stream_df": Remote(), "table_df": Classic(), "initial_versions": None})
+
+
+def test_server_settings_and_the_no_plugin_message_name_jar_and_classes():
+    conf = ss.connect_server_conf()
+    assert conf["spark.jars"] == ss.jar_path()
+    assert conf["spark.connect.extensions.relation.classes"] == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+    assert conf["spark.connect.extensions.expression.classes"] == "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
+    message = _connect.missing_plugin_message(expression=True)
+    assert f"--jars {ss.jar_path()} --conf spark.connect.extensions.expression.classes=" in message
+
+
+def test_configure_registers_the_plugins_for_a_local_connect_server_only():
+    class Builder:
+        def __init__(self, options):
+            self._options = dict(options)
+
+        def config(self, key, value):
+            return Builder({**self._options, key: value})
+
+    local = ss.configure(Builder({"spark.remote": "local[2]", "spark.jars": "/x.jar"}))._options
+    assert local["spark.jars"] == f"/x.jar,{ss.jar_path()}"
+    assert local["spark.connect.extensions.relation.classes"] == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+    remote = Builder({"spark.remote": "sc://somewhere:15002"})
+    assert ss.configure(remote) is remote  # a remote server is configured where it starts
+    classic = ss.configure(Builder({}))._options
+    assert set(classic) == {"spark.jars"}
+
+
+def test_configure_makes_a_local_connect_session_one_line():
+    from conftest import run_python
+
+    result = run_python(
+        "from pyspark.sql import SparkSession, functions as F\n"
+        "import spark_suppress as ss\n"
+        "spark = ss.configure(SparkSession.builder.remote('local[1]')).getOrCreate()\n"
+        "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
+        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp',\n"
+        "    windows=ss.TimeWindows.of_size_with_no_grace(10), aggregations=[ss.string_fold('value').alias('trace')])\n"
+        "print('COLUMNS:' + ','.join(out.columns) + ':' + type(out).__module__)\n"
+        "spark.stop()\n",
+        # PySpark connects to a local server's ephemeral port only under SPARK_TESTING; 15002 may be taken here.
+        env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
+    )
+    assert "COLUMNS:value,window,trace,timestamp:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
+
+
+def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fold():
+    from conftest import run_python
+
+    result = run_python(
+        "from pyspark.sql import SparkSession, functions as F\n"
+        "import spark_suppress as ss\n"
+        "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', ss.jar_path())\n"
+        "    .config('spark.connect.extensions.relation.classes', ss._connect.RELATION_PLUGIN).getOrCreate())\n"
+        "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
+        "windows = ss.TimeWindows.of_size_with_no_grace(10)\n"
+        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows, aggregations=[F.count('*')])\n"
+        "print('OPERATOR:' + type(out).__module__)\n"
+        "try:\n"
+        "    ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows,\n"
+        "                          aggregations=[ss.string_fold('value')])\n"
+        "except ss.ConnectPluginMissingError as e:\n"
+        "    print('ERR:' + str(e))\n"
+        "spark.stop()\n",
+        env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
+    )
+    assert "OPERATOR:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
+    assert "ERR:the Spark Connect server cannot run this: string_fold needs spark-suppress's expression plugin" in result.stdout
+    assert "--conf spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin" in result.stdout
