@@ -73,7 +73,7 @@ def test_validation_errors_are_connect_exceptions_with_the_jvm_message(spark):
         ss.suppress(d.input, key="user", timestamp="ts", suppressed=LIMIT)
     assert type(e.value).__module__ == "pyspark.errors.exceptions.connect"
     assert str(e.value).startswith("suppress 'suppress-")
-    assert "key 'user' is not a column of the input; columns are [key, ts, value]." in str(e.value)
+    assert "key 'user' is not a column of the input; columns are ['key', 'ts', 'value']." in str(e.value)
 
 
 def test_a_client_of_another_version_is_refused_naming_both_versions(spark, monkeypatch):

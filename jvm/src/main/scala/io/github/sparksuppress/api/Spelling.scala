@@ -20,7 +20,11 @@ private[sparksuppress] object Spelling {
   def forPython[T](body: => T): T = python.withValue(true) {
     try body
     catch {
-      case e: IllegalArgumentException => throw new IllegalArgumentException(toPython(e.getMessage), e)
+      case e: IllegalArgumentException =>
+        // Not chained to `e`: clients that print the JVM's trace (Spark Connect) would show the Scala words again.
+        val python = new IllegalArgumentException(toPython(e.getMessage))
+        python.setStackTrace(e.getStackTrace)
+        throw python
     }
   }
 
