@@ -41,20 +41,27 @@ final case class Suppress(
   def withLateRecords(lateRecords: LateRecords): Suppress = copy(lateRecords = lateRecords)
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
-  override def apply(df: DataFrame): DataFrame = ChainPlan.apply(df, ChainStep.SuppressStep(chainRequest))(SuppressPlan.build(_, request))
+  override def apply(df: DataFrame): DataFrame = {
+    val step = chainRequest
+    ChainPlan.apply(df, ChainStep.SuppressStep(step))(SuppressPlan.build(_, standalone(step)))
+  }
 
   /**
-   * The operator as a chain step: as [[request]], except that untilWindowCloses may lack window and grace, which
-   * a windowed aggregation before it in the chain provides.
+   * The operator as a chain step: every rule that needs no DataFrame is decided and checked here, except that
+   * untilWindowCloses may lack window and grace, which a windowed aggregation before it in the chain provides.
    */
   private[sparksuppress] def chainRequest: ChainSuppressRequest = {
     if (suppressed == null) throw new IllegalArgumentException("suppress: suppressed must not be null.")
     val name = suppressed.name.getOrElse(s"suppress-${Suppress.unnamed.incrementAndGet()}")
+    if (lateRecords == null) {
+      throw new IllegalArgumentException(s"suppress '$name': lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+    }
     val windowNames = window.map {
       case WindowColumns.Struct(c) => WindowColumnNames.Struct(c)
       case WindowColumns.StartEnd(a, b) => WindowColumnNames.StartEnd(a, b)
     }
     val buffer = suppressed.bufferConfig
+    val emitLate = lateRecords == LateRecords.Emit
     suppressed match {
       case t: Suppressed.TimeLimit =>
         if (grace.isDefined) {
@@ -63,57 +70,43 @@ final case class Suppress(
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
         ChainSuppressRequest(t.spec(name), suppressed.name, t.clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
-          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = lateRecords == LateRecords.Emit)
+          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = emitLate)
       case w: Suppressed.WindowCloses =>
         val g = grace.map(Durations.millis("grace", _))
         ChainSuppressRequest(w.spec(name, g.getOrElse(0L)), suppressed.name, SuppressionClock.EventTime, buffer.sizeModel,
           key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g,
-          emitLate = lateRecords == LateRecords.Emit)
+          emitLate = emitLate)
     }
   }
 
-  /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */
-  private[sparksuppress] def request: SuppressRequest = {
-    if (suppressed == null) throw new IllegalArgumentException("suppress: suppressed must not be null.")
-    val name = suppressed.name.getOrElse(s"suppress-${Suppress.unnamed.incrementAndGet()}")
-    val operator = s"suppress '$name'"
-    val windowNames = window.map {
-      case WindowColumns.Struct(c) => WindowColumnNames.Struct(c)
-      case WindowColumns.StartEnd(a, b) => WindowColumnNames.StartEnd(a, b)
-    }
-    val buffer = suppressed.bufferConfig
-    val (spec, clock, windowed) = suppressed match {
-      case t: Suppressed.TimeLimit =>
-        if (grace.isDefined) {
-          throw new IllegalArgumentException(
-            s"$operator: grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
-              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
-        }
-        if (lateRecords == LateRecords.Emit) {
-          val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
-          val argument = Spelling.choose("lateRecords", "late")
-          throw new IllegalArgumentException(
-            s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
-              s"update is late. Drop the $argument argument.")
-        }
-        (t.spec(name), t.clock, None)
-      case w: Suppressed.WindowCloses =>
-        if (windowNames.isEmpty) {
-          throw new IllegalArgumentException(
-            s"$operator: untilWindowCloses needs windowed input: pass window (a struct column with start and end, " +
-              "as window() produces, or the start and end columns). Window close time is only defined for windowed " +
-              "computations.")
-        }
-        val g = grace.getOrElse(throw new IllegalArgumentException(
+  /** The operator on its own, in the adapter's terms. */
+  private[sparksuppress] def request: SuppressRequest = standalone(chainRequest)
+
+  /** A chain step as a stand-alone operator, which must find window and grace in its own arguments. */
+  private def standalone(step: ChainSuppressRequest): SuppressRequest = {
+    val operator = s"suppress '${step.name}'"
+    if (step.untilWindowCloses) {
+      if (step.window.isEmpty) {
+        throw new IllegalArgumentException(
+          s"$operator: untilWindowCloses needs windowed input: pass window (a struct column with start and end, " +
+            "as window() produces, or the start and end columns). Window close time is only defined for windowed " +
+            "computations.")
+      }
+      if (step.graceMs.isEmpty) {
+        throw new IllegalArgumentException(
           s"$operator: untilWindowCloses needs grace: how long after a window's end late updates may still arrive " +
-            "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none)."))
-        (w.spec(name, Durations.millis("grace", g)), SuppressionClock.EventTime, windowNames)
+            "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none).")
+      }
+    } else if (step.emitLate) {
+      val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
+      val argument = Spelling.choose("lateRecords", "late")
+      throw new IllegalArgumentException(
+        s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
+          s"update is late. Drop the $argument argument.")
     }
-    if (lateRecords == null) {
-      throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
-    }
-    SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowed, tombstone,
-      sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk, emitLate = lateRecords == LateRecords.Emit)
+    SuppressRequest(step.spec, step.explicitName, step.clock, step.sizeModel, step.key, step.timestamp,
+      if (step.untilWindowCloses) step.window else None, step.tombstone, sharded = suppressed.bufferConfig.isBounded,
+      spillToDisk = step.spillToDisk, emitLate = step.emitLate)
   }
 }
 
