@@ -1,5 +1,6 @@
 package io.github.sparksuppress.api
 
+import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.sql.{Column, DataFrame}
@@ -32,7 +33,8 @@ final case class AggregateWindowed(
     aggregations: Seq[Column],
     emit: EmitStrategy = EmitStrategy.onWindowUpdate(),
     name: Option[String] = None,
-    lateRecords: LateRecords = LateRecords.Drop)
+    lateRecords: LateRecords = LateRecords.Drop,
+    idleTimeout: Option[Duration] = None)
     extends (DataFrame => DataFrame) {
 
   def withEmitStrategy(emit: EmitStrategy): AggregateWindowed = copy(emit = emit)
@@ -47,6 +49,16 @@ final case class AggregateWindowed(
    * rows have `late = false`. Records are then aggregated record by record (no combining before the shuffle).
    */
   def withLateRecords(lateRecords: LateRecords): AggregateWindowed = copy(lateRecords = lateRecords)
+
+  /**
+   * Idle progress (beyond Kafka): once a key's stream time (the watermark, advanced by the key's own records) has not
+   * moved for `idleTimeout` of wall-clock time, it runs on with the wall clock, so the last windows close although no
+   * record arrives. Not deterministic, and needs a processing-time trigger: see docs/emit.md, "Idle progress".
+   */
+  def withIdleTimeout(idleTimeout: Duration): AggregateWindowed = {
+    Durations.idleTimeout(idleTimeout)
+    copy(idleTimeout = Some(idleTimeout))
+  }
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
   override def apply(df: DataFrame): DataFrame = {
@@ -70,7 +82,7 @@ final case class AggregateWindowed(
       throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
     }
     WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations,
-      emitLate = lateRecords == LateRecords.Emit)
+      emitLate = lateRecords == LateRecords.Emit, idleTimeoutMs = idleTimeout.map(Durations.idleTimeout))
   }
 }
 

@@ -12,4 +12,14 @@ private[sparksuppress] object Durations {
     }
     try d.toMillis catch { case _: ArithmeticException => Long.MaxValue }
   }
+
+  /**
+   * An idle timeout (beyond Kafka): how long stream time must stand still before it runs on with the wall clock.
+   * Positive, and at least a millisecond, the unit stream time moves in.
+   */
+  def idleTimeout(d: Duration): Long = {
+    val ms = millis("idleTimeout", d, allowZero = false)
+    if (ms == 0) throw new IllegalArgumentException(s"idleTimeout must be at least 1 millisecond, got $d; pass a longer duration.")
+    ms
+  }
 }

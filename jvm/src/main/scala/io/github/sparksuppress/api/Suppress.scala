@@ -24,6 +24,7 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressR
  *                  already closed (window end + grace <= stream time, the update itself included) leaves at once
  *                  with `late = true` in an added boolean column, instead of leaving as Kafka lets it out: unflagged,
  *                  like a second final result. Other rows have `late = false`.
+ * @param idleTimeout see [[withIdleTimeout]]
  */
 final case class Suppress(
     key: Seq[String],
@@ -32,13 +33,25 @@ final case class Suppress(
     window: Option[WindowColumns] = None,
     grace: Option[Duration] = None,
     tombstone: Option[String] = None,
-    lateRecords: LateRecords = LateRecords.Drop)
+    lateRecords: LateRecords = LateRecords.Drop,
+    idleTimeout: Option[Duration] = None)
     extends (DataFrame => DataFrame) {
 
   def withWindow(window: WindowColumns): Suppress = copy(window = Option(window))
   def withGrace(grace: Duration): Suppress = copy(grace = Option(grace))
   def withTombstone(column: String): Suppress = copy(tombstone = Option(column))
   def withLateRecords(lateRecords: LateRecords): Suppress = copy(lateRecords = lateRecords)
+
+  /**
+   * Idle progress (beyond Kafka; event-time clock only): once a group's stream time (the watermark, advanced by the
+   * group's own records) has not moved for `idleTimeout` of wall-clock time, it runs on with the wall clock, so
+   * buffered records leave although no record arrives. Not deterministic, and needs a processing-time trigger:
+   * see docs/suppress.md, "Idle progress".
+   */
+  def withIdleTimeout(idleTimeout: Duration): Suppress = {
+    Durations.idleTimeout(idleTimeout)
+    copy(idleTimeout = Some(idleTimeout))
+  }
 
   /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
   override def apply(df: DataFrame): DataFrame = {
@@ -62,20 +75,29 @@ final case class Suppress(
     }
     val buffer = suppressed.bufferConfig
     val emitLate = lateRecords == LateRecords.Emit
+    val idleMs = idleTimeout.map(Durations.idleTimeout)
     suppressed match {
       case t: Suppressed.TimeLimit =>
+        if (idleTimeout.isDefined && t.clock == SuppressionClock.ProcessingTime) {
+          val option = Spelling.choose(s"idleTimeout = ${idleTimeout.get}", s"idle_timeout=${idleTimeout.get}")
+          throw new IllegalArgumentException(
+            s"suppress '$name': $option has no use with a wall-clock time limit " +
+              s"(${Spelling.choose("SuppressionClock.ProcessingTime", "clock=\"processing\"")}), whose buffer empties by " +
+              s"the wall clock already when input stops. Drop the ${Spelling.choose("idleTimeout", "idle_timeout")} " +
+              "argument, or measure the time limit in event time.")
+        }
         if (grace.isDefined) {
           throw new IllegalArgumentException(
             s"suppress '$name': grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
         ChainSuppressRequest(t.spec(name), suppressed.name, t.clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
-          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = emitLate)
+          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = emitLate, idleTimeoutMs = idleMs)
       case w: Suppressed.WindowCloses =>
         val g = grace.map(Durations.millis("grace", _))
         ChainSuppressRequest(w.spec(name, g.getOrElse(0L)), suppressed.name, SuppressionClock.EventTime, buffer.sizeModel,
           key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g,
-          emitLate = emitLate)
+          emitLate = emitLate, idleTimeoutMs = idleMs)
     }
   }
 
@@ -106,7 +128,7 @@ final case class Suppress(
     }
     SuppressRequest(step.spec, step.explicitName, step.clock, step.sizeModel, step.key, step.timestamp,
       if (step.untilWindowCloses) step.window else None, step.tombstone, sharded = suppressed.bufferConfig.isBounded,
-      spillToDisk = step.spillToDisk, emitLate = step.emitLate)
+      spillToDisk = step.spillToDisk, emitLate = step.emitLate, idleTimeoutMs = step.idleTimeoutMs)
   }
 }
 

@@ -56,6 +56,9 @@ final class IdleClock(val timeoutMs: Long) {
   /** True while the group has run ahead of `watermark`: its state (if only this clock) must be kept. */
   def aheadOf(watermark: Long): Boolean = reached > watermark
 
+  /** The stored fields, to tell whether anything changed. */
+  def fields: (Long, Long, Long) = (last, movedAtMs, reached)
+
   override def toString: String = s"IdleClock(timeout=$timeoutMs, last=$last, movedAt=$movedAtMs, reached=$reached)"
 }
 
@@ -79,4 +82,13 @@ object IdleClock {
 
   /** Skips the fields [[write]] stored (state written with the option on, read with it off). */
   def skip(in: ByteReader): Unit = { in.readZigZag(); in.readZigZag(); in.readZigZag() }
+
+  /**
+   * The clock of state that may or may not hold one (`stored`), for an operator whose option is `timeoutMs`:
+   * restored, fresh (the option was switched on since), or skipped (switched off: None).
+   */
+  def readStored(stored: Boolean, timeoutMs: Option[Long], in: ByteReader): Option[IdleClock] = timeoutMs match {
+    case Some(t) => Some(if (stored) read(t, in) else new IdleClock(t))
+    case None => if (stored) skip(in); None
+  }
 }

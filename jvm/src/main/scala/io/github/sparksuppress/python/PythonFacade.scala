@@ -29,8 +29,9 @@ object PythonFacade {
 
   /**
    * Builds a suppress operator. `specJson` holds: key (list), timestamp, window (null, {"column": c} or
-   * {"start": s, "end": e}), graceMs (null or ms), tombstone (null or column), and suppressed: {mode,
-   * timeLimitMs, bufferTime, clock, name, buffer: {maxRecords, maxBytes, whenFull}} (null bounds = none).
+   * {"start": s, "end": e}), graceMs (null or ms), tombstone (null or column), late ("drop" or "emit"),
+   * idleTimeoutMs (null or ms), and suppressed: {mode, timeLimitMs, bufferTime, clock, name, buffer: {maxRecords,
+   * maxBytes, whenFull}} (null bounds = none).
    */
   def suppress(df: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
@@ -39,15 +40,19 @@ object PythonFacade {
       if (w.has("column")) WindowColumns.struct(w.get("column").asText())
       else WindowColumns.startEnd(w.get("start").asText(), w.get("end").asText())
     }
-    Suppress(
+    val op = Suppress(
       key = keys,
       timestamp = spec.get("timestamp").asText(),
       suppressed = suppressed(spec.get("suppressed")),
       window = window,
       grace = optional(spec, "graceMs").map(g => Duration.ofMillis(g.asLong())),
       tombstone = optional(spec, "tombstone").map(_.asText()),
-      lateRecords = lateRecords(spec)).apply(df)
+      lateRecords = lateRecords(spec))
+    idleTimeout(spec).map(op.withIdleTimeout).getOrElse(op).apply(df)
   }
+
+  private def idleTimeout(spec: JsonNode): Option[Duration] =
+    optional(spec, "idleTimeoutMs").map(t => Duration.ofMillis(t.asLong()))
 
   private def lateRecords(spec: JsonNode): LateRecords =
     optional(spec, "late").map(l => LateRecords.fromName(l.asText())).getOrElse(LateRecords.Drop)
@@ -120,7 +125,8 @@ object PythonFacade {
   /**
    * Builds a windowed aggregation. `specJson` holds: key (list), timestamp, windows ({type: "time", sizeMs,
    * advanceMs, graceMs} | {type: "sliding", timeDifferenceMs, graceMs} | {type: "session", gapMs, graceMs}),
-   * emit ("onWindowClose" | "onWindowUpdate") and name (or null); `aggregations` are the aggregate columns.
+   * emit ("onWindowClose" | "onWindowUpdate"), name (or null), late ("drop" or "emit") and idleTimeoutMs (null or
+   * ms); `aggregations` are the aggregate columns.
    */
   def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
@@ -135,7 +141,8 @@ object PythonFacade {
         case other => throw new IllegalArgumentException(s"unknown emit strategy '$other'")
       },
       lateRecords = lateRecords(spec))
-    optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
+    val named = optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op)
+    idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named).apply(df)
   }
 
   /**
@@ -188,6 +195,9 @@ object PythonFacade {
     emittedFrame(driver, driver.stepInput(name, rows.collect().toSeq))
 
   def advance(driver: TestDriver): DataFrame = emittedFrame(driver, driver.advance())
+
+  /** Lets `ms` of wall-clock time pass without input ([[TestDriver.idle]]); returns what was emitted meanwhile. */
+  def idle(driver: TestDriver, ms: Long): DataFrame = emittedFrame(driver, driver.idle(Duration.ofMillis(ms)))
 
   private def emittedFrame(driver: TestDriver, rows: Seq[org.apache.spark.sql.Row]): DataFrame = {
     val schema = driver.outputSchema

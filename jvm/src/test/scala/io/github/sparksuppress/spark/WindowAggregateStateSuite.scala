@@ -36,7 +36,8 @@ class WindowAggregateStateSuite extends AnyFunSuite {
   test("windows and buffers come back as stored; first/last forget the batch's arrival order") {
     val p = params(Some("counts"), 1L)
     val buffers = new AggregateBuffers(aggregates)
-    val back = WindowAggregateState.read(stored(p), p, buffers)
+    val (back, clock) = WindowAggregateState.read(stored(p), p, buffers)
+    assert(clock.isEmpty)
     assert(back.size === 1 && back(0).start === 0L && back(0).timestamp === 3L)
     assert(buffers.results(back(0).buffer).toSeq === Seq(1L, 7L, "x"))
     assert(back(0).buffer.parts(2).asInstanceOf[PositionalAggregate.Acc].seq === Long.MinValue)
@@ -54,5 +55,23 @@ class WindowAggregateStateSuite extends AnyFunSuite {
     future(0) = 9
     assert(intercept[IllegalStateException](WindowAggregateState.read(future, params(Some("counts"), 1L), buffers))
       .getMessage.contains("has format 9"))
+  }
+
+  test("with an idle timeout the clock is stored too (format 2); state of either format reads with the option on or off") {
+    val plain = params(Some("counts"), 1L)
+    val idle = plain.copy(idleTimeoutMs = Some(200L))
+    val buffers = new AggregateBuffers(aggregates)
+    val clock = new IdleClock(200)
+    clock.advance(100, 0)
+    clock.advance(100, 500)
+    val (windows, _) = WindowAggregateState.read(stored(plain), plain, buffers)
+    val written = WindowAggregateState.write(idle, windows, buffers, Some(clock))
+    assert(written(0) === WindowAggregateState.IdleFormat && stored(plain)(0) === WindowAggregateState.Format)
+    val (back, restored) = WindowAggregateState.read(written, idle, buffers)
+    assert(back.size === 1 && restored.map(_.fields) === Some(clock.fields))
+    val (withoutOption, none) = WindowAggregateState.read(written, plain, buffers)
+    assert(withoutOption.size === 1 && none.isEmpty, "the option switched off: the clock is skipped")
+    val (old, fresh) = WindowAggregateState.read(stored(plain), idle, buffers)
+    assert(old.size === 1 && fresh.map(_.lastStreamTime) === Some(Long.MinValue), "switched on: a fresh clock")
   }
 }

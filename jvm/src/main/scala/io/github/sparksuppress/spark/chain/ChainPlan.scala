@@ -61,6 +61,8 @@ object ChainPlan {
         case ChainStep.SuppressStep(r) if r.emitLate => Some("emitting late records")
         case ChainStep.WindowedAggregateStep(r) if r.emitLate => Some("emitting late records")
         case ChainStep.JoinStep(r) if r.watermarkRelease => Some("releasing buffered records on the watermark")
+        case ChainStep.SuppressStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
+        case ChainStep.WindowedAggregateStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
         case _ => None
       }
       option.foreach { o =>

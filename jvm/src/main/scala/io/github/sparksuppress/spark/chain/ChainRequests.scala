@@ -14,6 +14,7 @@ import io.github.sparksuppress.spark.suppress.WindowColumnNames
  * @param untilWindowCloses buffer time = window end, tombstones dropped
  * @param graceMs           the grace the user gave, if any
  * @param emitLate          late updates were asked to leave flagged (not supported in a chain: refused there)
+ * @param idleTimeoutMs     idle progress was asked for (not supported in a chain: refused there)
  */
 private[sparksuppress] final case class ChainSuppressRequest(
     spec: SuppressionSpec,
@@ -27,7 +28,8 @@ private[sparksuppress] final case class ChainSuppressRequest(
     spillToDisk: Boolean,
     untilWindowCloses: Boolean,
     graceMs: Option[Long],
-    emitLate: Boolean = false) {
+    emitLate: Boolean = false,
+    idleTimeoutMs: Option[Long] = None) {
   def name: String = spec.name
 }
 

@@ -17,12 +17,17 @@ private[spark] object StateHeader {
   }
 
   /** Reads and checks a header; `what` names the state in errors. */
-  def read(in: ByteReader, format: Int, name: Option[String], operator: String, what: String): Unit = {
+  def read(in: ByteReader, format: Int, name: Option[String], operator: String, what: String): Unit =
+    readAny(in, Seq(format), name, operator, what)
+
+  /** As [[read]], for state that may have any of `formats` (an option extends it); returns the stored one. */
+  def readAny(in: ByteReader, formats: Seq[Int], name: Option[String], operator: String, what: String): Int = {
     val stored = in.readByte()
-    if (stored != format) {
+    if (!formats.contains(stored)) {
       throw new IllegalStateException(
-        s"$operator: the stored $what has format $stored, but this spark-suppress version reads format $format. " +
-          "Restart with the spark-suppress version that wrote the checkpoint, or start from a new checkpoint.")
+        s"$operator: the stored $what has format $stored, but this spark-suppress version reads format " +
+          s"${formats.mkString(" or ")}. Restart with the spark-suppress version that wrote the checkpoint, or start " +
+          "from a new checkpoint.")
     }
     val storedName = new String(in.readBytes(), StandardCharsets.UTF_8)
     name.foreach { n =>
@@ -33,5 +38,6 @@ private[spark] object StateHeader {
             "reordered or replaced; restore the original order, or start from a new checkpoint.")
       }
     }
+    stored
   }
 }

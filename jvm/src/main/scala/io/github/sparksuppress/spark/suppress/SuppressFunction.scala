@@ -19,6 +19,8 @@ import io.github.sparksuppress.spark.common._
  * @param windowEndIsBufferTime true for `untilWindowCloses` (buffer time = window end)
  * @param emitLate      (untilWindowCloses) an update whose window has closed leaves at once with `late = true`; the
  *                      output has the user's columns and `late`
+ * @param idleTimeoutMs (event-time clock) each group's stream time runs on with the wall clock once it stood still
+ *                      this long ([[IdleClock]]); the operator then has processing-time timeouts
  */
 private[sparksuppress] final case class SuppressParams(
     operatorName: String,
@@ -35,12 +37,17 @@ private[sparksuppress] final case class SuppressParams(
     sizeModel: EntrySizeModel,
     sharded: Boolean,
     epoch: Long,
-    emitLate: Boolean = false)
+    emitLate: Boolean = false,
+    idleTimeoutMs: Option[Long] = None)
 
 /**
  * The function `flatMapGroupsWithState` calls for each group: one key (unbounded buffers) or one shard (bounded
  * ones). Stream time is the watermark of this batch, advanced by the group's records in arrival order; entries
  * already due at the watermark leave first, then each record is buffered as Kafka's processor would buffer it.
+ *
+ * With an idle timeout, the batch's stream time starts from the larger of the watermark and the group's idle clock.
+ * Event-time timers do not exist then (one timeout kind per operator), so a group holding records asks to be called
+ * in every micro-batch, where it sees both the watermark and the wall clock move.
  */
 private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: OperatorMetricsAccumulator)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
@@ -52,16 +59,21 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
   private val n = p.inputSchema.length
 
   override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
-    val now = p.clock match {
-      case SuppressionClock.EventTime => state.getCurrentWatermarkMs()
-      case SuppressionClock.ProcessingTime => state.getCurrentProcessingTimeMs()
-    }
     val samples = if (p.sharded && metrics != null) new AccumulatorSampler(metrics) else new SuppressionMetrics
     val suppressor = new Suppressor[Array[Byte], Row](p.spec, isTombstone, samples)(KeyOps.bytes)
     val buffer = suppressor.buffer
-    val restoredEpoch = state.getOption match {
-      case Some(bytes) => SuppressState.read(bytes, buffer, p.explicitName, p.operatorName, rowCodec)
-      case None => NoEpoch
+    val (restoredEpoch, idleClock) = state.getOption match {
+      case Some(bytes) => SuppressState.read(bytes, buffer, p.explicitName, p.operatorName, rowCodec, p.idleTimeoutMs)
+      case None => (NoEpoch, p.idleTimeoutMs.map(new IdleClock(_)))
+    }
+    val batch = if (state.hasTimedOut) Array.empty[Row] else rows.toArray
+    val watermark = if (p.clock == SuppressionClock.EventTime) state.getCurrentWatermarkMs() else Long.MinValue
+    val now = (p.clock, idleClock) match {
+      case (SuppressionClock.ProcessingTime, _) => state.getCurrentProcessingTimeMs()
+      case (_, None) => watermark
+      // A group with nothing to decide only observes: a stream time it ran at must be remembered (see IdleClock).
+      case (_, Some(c)) if buffer.isEmpty && batch.isEmpty => c.observe(watermark, state.getCurrentProcessingTimeMs()); watermark
+      case (_, Some(c)) => c.advance(watermark, state.getCurrentProcessingTimeMs())
     }
     // Kafka samples a buffer when it is opened: here, the first time this run sees the shard.
     if (p.sharded && restoredEpoch != p.epoch) suppressor.sample()
@@ -75,10 +87,9 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     }
 
     suppressor.evictExpired(now, emitter)
-    if (!state.hasTimedOut) {
-      val batch = rows.toArray
+    var streamTime = now
+    if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySeq)
-      var streamTime = now
       var i = 0
       while (i < batch.length) {
         val row = batch(i)
@@ -99,17 +110,25 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
         i += 1
       }
     }
+    idleClock.foreach(_.observe(streamTime, state.getCurrentProcessingTimeMs()))
 
-    // An empty shard keeps its (tiny) state so that it is not counted as newly opened again.
-    if (buffer.isEmpty && !p.sharded) state.remove()
+    // An empty shard keeps its (tiny) state so that it is not counted as newly opened again; an empty group that ran
+    // ahead of the watermark keeps its clock, or a later update would find its window open again.
+    val remembers = idleClock.exists(_.aheadOf(watermark))
+    if (buffer.isEmpty && !p.sharded && !remembers) state.remove()
     else {
-      state.update(SuppressState.write(buffer, p.explicitName, p.epoch, rowCodec))
+      state.update(SuppressState.write(buffer, p.explicitName, p.epoch, rowCodec, idleClock))
       val due = suppressor.nextDueStreamTime
-      if (due != Long.MaxValue) p.clock match {
+      (p.clock, idleClock) match {
+        // Called in every micro-batch (1 ms: the next one): the watermark or the idle clock may make an entry due.
+        case (_, Some(_)) if due != Long.MaxValue => state.setTimeoutDuration(1L)
+        // Called now and then, to forget the clock once the watermark has passed it.
+        case (_, Some(c)) => if (remembers && !p.sharded) state.setTimeoutDuration(c.timeoutMs)
+        case _ if due == Long.MaxValue =>
         // Spark fires a timeout once timeout < watermark; the entry is due once due <= stream time. Spark refuses
         // timeouts <= 0: an entry due at exactly 1 ms after the epoch leaves once the watermark passes 1 ms.
-        case SuppressionClock.EventTime => state.setTimeoutTimestamp(math.max(1L, due - 1))
-        case SuppressionClock.ProcessingTime => state.setTimeoutDuration(math.max(1L, due - 1 - now))
+        case (SuppressionClock.EventTime, _) => state.setTimeoutTimestamp(math.max(1L, due - 1))
+        case (SuppressionClock.ProcessingTime, _) => state.setTimeoutDuration(math.max(1L, due - 1 - now))
       }
     }
 

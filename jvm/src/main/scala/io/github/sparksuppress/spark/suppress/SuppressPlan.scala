@@ -75,7 +75,8 @@ private[sparksuppress] object SuppressPlan {
       sizeModel = s.sizeModel,
       sharded = s.sharded,
       epoch = nextEpoch(),
-      emitLate = s.emitLate)
+      emitLate = s.emitLate,
+      idleTimeoutMs = s.idleTimeoutMs)
     val outputSchema =
       if (!s.emitLate) schema
       else {
@@ -109,10 +110,10 @@ private[sparksuppress] object SuppressPlan {
         (withKey.withColumn(SuppressFunction.GroupColumn, shardUdf(col(SuppressFunction.KeyColumn))), SuppressFunction.GroupColumn)
       }
 
-    val timeout = s.clock match {
-      case SuppressionClock.EventTime => GroupStateTimeout.EventTimeTimeout()
-      case SuppressionClock.ProcessingTime => GroupStateTimeout.ProcessingTimeTimeout()
-    }
+    // With an idle timeout, groups are called on the wall clock (one timeout kind per operator): docs/suppress.md.
+    val timeout =
+      if (s.clock == SuppressionClock.ProcessingTime || s.idleTimeoutMs.isDefined) GroupStateTimeout.ProcessingTimeTimeout()
+      else GroupStateTimeout.EventTimeTimeout()
     val fn = new SuppressFunction(params, op.accumulator)
     val out = internal
       .groupBy(col(groupColumn))

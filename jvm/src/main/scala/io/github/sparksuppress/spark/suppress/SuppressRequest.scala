@@ -11,6 +11,7 @@ import io.github.sparksuppress.core.{EntrySizeModel, SuppressionClock, Suppressi
  * @param sharded      bounded buffers see all keys of a state partition at once, so they group by shard
  * @param spillToDisk  the buffer must live in the RocksDB state store provider
  * @param emitLate     (untilWindowCloses) updates for a window that has closed leave flagged in a `late` column
+ * @param idleTimeoutMs (event-time clock) stream time runs on with the wall clock after this much idle time
  */
 private[sparksuppress] final case class SuppressRequest(
     spec: SuppressionSpec,
@@ -23,7 +24,8 @@ private[sparksuppress] final case class SuppressRequest(
     tombstone: Option[String],
     sharded: Boolean,
     spillToDisk: Boolean,
-    emitLate: Boolean = false) {
+    emitLate: Boolean = false,
+    idleTimeoutMs: Option[Long] = None) {
   def name: String = spec.name
 }
 

@@ -19,7 +19,10 @@ import io.github.sparksuppress.spark.common._
  *  - records are applied one by one, or pre-combined partials per input partition, each partition at the
  *    stream time its records start from (see [[TimeWindowPartials]]);
  *  - the key's state is written only when something changed, and one event-time timer waits for the
- *    earliest window that will close.
+ *    earliest window that will close;
+ *  - with an idle timeout, stream time starts from the larger of the watermark and the key's idle clock; no
+ *    event-time timers exist then (one timeout kind per operator), so a key with open windows asks to be called in
+ *    every micro-batch, where it sees both the watermark and the wall clock move.
  */
 private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorMetricsAccumulator)
     extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
@@ -39,32 +42,56 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     }
     if (batch.length > 1) java.util.Arrays.sort(batch, BySeq)
     val stored = state.getOption.map(WindowAggregateState.read(_, p, buffers))
-    val windows = stored.getOrElse(WindowedAggregator.emptyWindows[AggregateBuffer](p.definition))
+    val windows = stored.map(_._1).getOrElse(WindowedAggregator.emptyWindows[AggregateBuffer](p.definition))
+    val clock = stored.map(_._2).getOrElse(p.idleTimeoutMs.map(new IdleClock(_)))
     val aggregator = WindowedAggregator(p.definition, p.mode, buffers, windows)
     val sink = new OutputSink(key)
+    val nowMs = state.getCurrentProcessingTimeMs()
+    val clockBefore = clock.map(_.fields)
+    val start = clock match {
+      case None => watermark
+      // A key with nothing to decide only observes: a stream time it ran at must be remembered (see IdleClock).
+      case Some(c) if windows.isEmpty && batch.isEmpty => c.observe(watermark, nowMs); watermark
+      case Some(c) => c.advance(watermark, nowMs)
+    }
 
-    aggregator.closeDue(watermark, sink)
+    aggregator.closeDue(start, sink)
     var predropped = 0L
-    if (p.precombine) predropped = applyPartials(batch, aggregator, watermark, sink)
-    else applyRecords(batch, aggregator, watermark, sink)
+    val end =
+      if (p.precombine) { val (t, d) = applyPartials(batch, aggregator, start, sink); predropped = d; t }
+      else applyRecords(batch, aggregator, start, sink)
+    clock.foreach(_.observe(end, nowMs))
 
-    if (windows.isEmpty) { if (stored.isDefined) state.remove() }
+    // A key without windows that ran ahead of the watermark keeps its clock, or a later record would find a window
+    // open again that the clock has closed.
+    val remembers = clock.exists(_.aheadOf(watermark))
+    if (windows.isEmpty && !remembers) { if (stored.isDefined) state.remove() }
     else {
-      if (aggregator.changed || stored.isEmpty) state.update(WindowAggregateState.write(p, windows, buffers))
+      if (aggregator.changed || stored.isEmpty || clock.map(_.fields) != clockBefore) {
+        state.update(WindowAggregateState.write(p, windows, buffers, clock))
+      }
       val wakeUp = aggregator.nextWakeUp
-      // Spark fires a timer once timer < watermark; the key needs a call once wakeUp <= stream time. Timers
-      // must be positive: the only window due at stream time 1 (time window [0,1), no grace) waits until 2.
-      if (wakeUp != Long.MaxValue) state.setTimeoutTimestamp(math.max(1L, wakeUp - 1))
+      clock match {
+        // Called in every micro-batch (1 ms: the next one): the watermark or the idle clock may close a window.
+        case Some(_) if wakeUp != Long.MaxValue => state.setTimeoutDuration(1L)
+        // Called now and then, to forget the clock once the watermark has passed it.
+        case Some(c) => state.setTimeoutDuration(c.timeoutMs)
+        case None =>
+          // Spark fires a timer once timer < watermark; the key needs a call once wakeUp <= stream time. Timers
+          // must be positive: the only window due at stream time 1 (time window [0,1), no grace) waits until 2.
+          if (wakeUp != Long.MaxValue) state.setTimeoutTimestamp(math.max(1L, wakeUp - 1))
+      }
     }
     report(aggregator.metrics, predropped, state)
     sink.out.iterator
   }
 
-  private def applyRecords(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], watermark: Long,
-      sink: OutputSink): Unit = {
+  /** Applies the records one by one from stream time `start`; returns the stream time after them. */
+  private def applyRecords(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], start: Long,
+      sink: OutputSink): Long = {
     val record = new RowInputRecord
     record.offset = Inputs
-    var streamTime = watermark
+    var streamTime = start
     var i = 0
     while (i < batch.length) {
       val row = batch(i)
@@ -77,15 +104,16 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       aggregator.add(record, ts, streamTime, sink)
       i += 1
     }
+    streamTime
   }
 
-  /** Applies each input partition's partials at the stream time before that partition's records; returns the
-   *  records the map side dropped. */
-  private def applyPartials(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], watermark: Long,
-      sink: OutputSink): Long = {
+  /** Applies each input partition's partials at the stream time before that partition's records, from stream time
+   *  `start`; returns the stream time after them and the records the map side dropped. */
+  private def applyPartials(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], start: Long,
+      sink: OutputSink): (Long, Long) = {
     val time = aggregator.asInstanceOf[TimeWindowAggregator[InputRecord, AggregateBuffer]]
-    var before = watermark // stream time before the current partition's records
-    var after = watermark
+    var before = start // stream time before the current partition's records
+    var after = start
     var partition = Long.MinValue
     var dropped = 0L
     var i = 0
@@ -105,7 +133,7 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       i += 1
     }
     aggregator.closeDue(after, sink)
-    dropped
+    (after, dropped)
   }
 
   /** The partition summaries: Kafka's lateness of every record, at this batch's stream time, and map-side drops. */

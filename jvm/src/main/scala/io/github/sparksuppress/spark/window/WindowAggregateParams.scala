@@ -17,6 +17,8 @@ import io.github.sparksuppress.spark.common._
  * @param timestampNtz   the event-time column is TIMESTAMP_NTZ (the output times are then too)
  * @param emitLate       records dropped for a closed window leave as rows too; the output has a `late` column
  * @param fingerprint    what stored state depends on (windows, aggregates, key types); checked on restore
+ * @param idleTimeoutMs  each key's stream time runs on with the wall clock once it stood still this long
+ *                       ([[io.github.sparksuppress.core.IdleClock]]); the operator then has processing-time timeouts
  */
 private[sparksuppress] final case class WindowAggregateParams(
     operatorName: String,
@@ -30,7 +32,8 @@ private[sparksuppress] final case class WindowAggregateParams(
     precombine: Boolean,
     timestampNtz: Boolean,
     fingerprint: Long,
-    emitLate: Boolean = false) {
+    emitLate: Boolean = false,
+    idleTimeoutMs: Option[Long] = None) {
 
   /** Sessions emitting updates also retract the sessions a merge removes. */
   def retractions: Boolean = mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]

@@ -64,7 +64,8 @@ private[sparksuppress] object WindowAggregatePlan {
       timestampNtz = timeType == TimestampNTZType,
       fingerprint = (definition.toString + "|" + resolved.aggregates.map(_.layout).mkString(",") + "|" +
         keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong,
-      emitLate = a.emitLate)
+      emitLate = a.emitLate,
+      idleTimeoutMs = a.idleTimeoutMs)
 
     val outputSchema = StructType(
       keySchema.fields.toSeq ++
@@ -104,11 +105,13 @@ private[sparksuppress] object WindowAggregatePlan {
     val mapped = projected.select(ExpressionColumns.column(mapSide))
     val anchored = mapped.select(mapped.columns.toSeq.map(c => col(ColumnNames.quote(c))) :+ WatermarkBypass.anchor: _*)
     val fn = new WindowAggregateFunction(params, op.accumulator)
+    // With an idle timeout, keys are called on the wall clock (one timeout kind per operator): docs/emit.md.
+    val timeout = if (a.idleTimeoutMs.isDefined) GroupStateTimeout.ProcessingTimeTimeout() else GroupStateTimeout.EventTimeTimeout()
     // Grouped by the key columns themselves: Spark's own grouping, and the state row's key is the key.
     val out = anchored
       .groupBy(keySchema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
       .as[Row, Row](Encoders.row(groupSchema), Encoders.row(anchored.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout())(fn)(
+      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(
         Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
     out.observe(op.observationName, count(lit(1)).as("emitted"))
   }

@@ -10,6 +10,7 @@ import io.github.sparksuppress.core.{EmitMode, WindowDefinition}
  *
  * @param explicitName the name the user gave, if any (it guards the operator's state in the checkpoint)
  * @param emitLate     records dropped for a closed window leave too, flagged in a `late` column
+ * @param idleTimeoutMs stream time runs on with the wall clock after this much idle time
  */
 private[sparksuppress] final case class WindowAggregateRequest(
     name: String,
@@ -19,4 +20,5 @@ private[sparksuppress] final case class WindowAggregateRequest(
     definition: WindowDefinition,
     mode: EmitMode,
     aggregations: Seq[Column],
-    emitLate: Boolean = false)
+    emitLate: Boolean = false,
+    idleTimeoutMs: Option[Long] = None)
