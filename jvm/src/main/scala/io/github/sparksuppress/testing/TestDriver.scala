@@ -27,8 +27,9 @@ import org.apache.spark.sql.types.StructType
  * The input carries a watermark on `timestamp` with the given delay ("0 seconds": Kafka's exact timing).
  * [[restart]] stops the query and starts it again from the same checkpoint, to test recovery.
  *
- * A pipeline with processing-time timers (e.g. a wall-clock time limit) never runs out of batches, since Spark runs
- * one per trigger to check those timers; for it a step waits until the batch holding its rows has completed.
+ * A pipeline with processing-time timers (e.g. a wall-clock time limit, or an idle timeout) never runs out of
+ * batches, since Spark runs one per trigger (every 20 ms here) to check those timers; for it a step waits until the
+ * batch holding its rows has completed, and [[idle]] lets wall-clock time pass without input.
  */
 final class TestDriver private (val spark: SparkSession) {
 
@@ -37,6 +38,7 @@ final class TestDriver private (val spark: SparkSession) {
   private val progress = new TestDriver.ProgressCounter
   private var rowsAdded = 0L
   private var processingTimeTimers = false
+  private var restartedWithoutInput = false
   private var output: DataFrame = _
   private var query: StreamingQuery = _
   private var checkpoint: String = _
@@ -75,13 +77,13 @@ final class TestDriver private (val spark: SparkSession) {
       case _ => false
     }
     checkpoint = Files.createTempDirectory("spark-suppress-test-driver").toString
-    spark.streams.addListener(progress)
     run()
     this
   }
 
   private def run(): Unit = {
     val sink = emitted
+    spark.streams.addListener(progress)
     query = output.writeStream
       .option("checkpointLocation", checkpoint)
       .trigger(Trigger.ProcessingTime(if (processingTimeTimers) 20L else 0L))
@@ -92,7 +94,7 @@ final class TestDriver private (val spark: SparkSession) {
   /** Feeds `rows` to the only input as one micro-batch and returns the rows emitted while processing it. */
   def step(rows: Row*): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
-    if (rows.nonEmpty) { single._1.addData(rows); rowsAdded += rows.size }
+    if (rows.nonEmpty) { single._1.addData(rows); rowsAdded += rows.size; restartedWithoutInput = false }
     advance()
   }
 
@@ -100,7 +102,7 @@ final class TestDriver private (val spark: SparkSession) {
   def stepInput(name: String, rows: Seq[Row]): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
     val (stream, _) = streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'"))
-    if (rows.nonEmpty) { stream.addData(rows); rowsAdded += rows.size }
+    if (rows.nonEmpty) { stream.addData(rows); rowsAdded += rows.size; restartedWithoutInput = false }
     advance()
   }
 
@@ -111,10 +113,37 @@ final class TestDriver private (val spark: SparkSession) {
     drain()
   }
 
+  /**
+   * Lets wall-clock time pass without input: waits until a micro-batch that started at least `duration` after the
+   * last one that moved the query's time (had input rows, or a new watermark) has completed, and returns what was
+   * emitted meanwhile (e.g. what an idle timeout released). It waits on the real clock, `duration` and a trigger or
+   * two, so keep durations small. Without processing-time timers Spark runs no micro-batch without input, so nothing
+   * can happen: the time passes and nothing is run. Nor does Spark run one after [[restart]] until input arrives
+   * (it decides on batches without input from the last batch the running query executed), so idling right after a
+   * restart is refused: [[step]] first.
+   */
+  def idle(duration: java.time.Duration): Seq[Row] = {
+    require(query != null, "start(pipeline) the driver before letting it idle")
+    if (processingTimeTimers && restartedWithoutInput) {
+      throw new IllegalStateException(
+        "idle() right after restart(): Spark runs no micro-batch after a restart until input arrives, so no time " +
+          "would pass for the pipeline. Feed a step first.")
+    }
+    if (processingTimeTimers) {
+      progress.awaitInputRows(query, rowsAdded)
+      progress.awaitQuiet(query, duration.toMillis)
+    } else {
+      Thread.sleep(duration.toMillis)
+      query.processAllAvailable()
+    }
+    drain()
+  }
+
   /** Stops and restarts the query from its checkpoint; state and pending input survive. */
   def restart(): this.type = {
     stop()
     run()
+    restartedWithoutInput = true
     this
   }
 
@@ -145,25 +174,52 @@ final class TestDriver private (val spark: SparkSession) {
 
 object TestDriver {
 
-  /** Counts the input rows of completed batches per query, so that a step can wait for its batch to finish. */
+  /**
+   * Per query (its id survives restarts): the input rows of completed batches, so that a step can wait for its batch
+   * to finish; and when the query's time last moved and the latest executed batch started, so that [[idle]] can wait.
+   */
   private final class ProgressCounter extends StreamingQueryListener {
     private val rows = new java.util.concurrent.ConcurrentHashMap[java.util.UUID, java.lang.Long]()
+    private val watermarks = scala.collection.mutable.Map.empty[java.util.UUID, String]
+    private val movedAt = scala.collection.mutable.Map.empty[java.util.UUID, Long]
+    private val latestStart = scala.collection.mutable.Map.empty[java.util.UUID, Long]
 
     override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
     override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = synchronized(notifyAll())
     override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit = synchronized {
-      rows.merge(event.progress.id, event.progress.numInputRows, (a, b) => a + b)
+      val p = event.progress
+      rows.merge(p.id, p.numInputRows, (a, b) => a + b)
+      // Spark also reports triggers that ran no batch; only executed batches (they add one) count.
+      if (p.durationMs.containsKey("addBatch")) {
+        val started = java.time.Instant.parse(p.timestamp).toEpochMilli
+        val watermark = Option(p.eventTime.get("watermark")).getOrElse("")
+        if (p.numInputRows > 0 || !watermarks.get(p.id).contains(watermark) || !movedAt.contains(p.id)) {
+          // Its end, not its start: the batch's own timestamp (what operators see) is taken after the trigger started.
+          movedAt(p.id) = started + p.durationMs.getOrDefault("triggerExecution", 0L)
+        }
+        watermarks(p.id) = watermark
+        latestStart(p.id) = math.max(latestStart.getOrElse(p.id, Long.MinValue), started)
+      }
       notifyAll()
     }
 
     /** Waits until the query's batches have consumed `target` input rows in total (or the query failed). */
-    def awaitInputRows(query: StreamingQuery, target: Long): Unit = synchronized {
+    def awaitInputRows(query: StreamingQuery, target: Long): Unit =
+      await(query, "the step's rows were not processed")(rows.getOrDefault(query.id, 0L) >= target)
+
+    /** Waits until a batch that started `ms` after the query's time last moved has completed. */
+    def awaitQuiet(query: StreamingQuery, ms: Long): Unit =
+      await(query, s"no micro-batch ran $ms ms after the last input") {
+        movedAt.get(query.id).exists(moved => latestStart.get(query.id).exists(_ >= moved + ms))
+      }
+
+    private def await(query: StreamingQuery, failure: String)(done: => Boolean): Unit = synchronized {
       val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
-      while (rows.getOrDefault(query.id, 0L) < target) {
+      while (!done) {
         query.exception.foreach(e => throw e)
-        if (!query.isActive) throw new IllegalStateException("the query stopped before processing the step's rows")
+        if (!query.isActive) throw new IllegalStateException(s"the query stopped: $failure")
         val left = (deadline - System.nanoTime()) / 1000000
-        if (left <= 0) throw new IllegalStateException(s"the step's rows were not processed within 120 s")
+        if (left <= 0) throw new IllegalStateException(s"$failure within 120 s")
         wait(math.min(left, 1000L))
       }
     }
