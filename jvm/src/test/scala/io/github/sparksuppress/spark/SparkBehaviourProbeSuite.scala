@@ -4,10 +4,10 @@ import java.sql.Timestamp
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.{DataFrame, Encoders, Row}
+import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.col
-import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode, StreamingQuery, Trigger}
 import io.github.sparksuppress.spark.common.WatermarkBypass
 
 /**
@@ -18,7 +18,7 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
   import SparkBehaviourProbeSuite.Ev
 
   /** Feeds `a@0, a@1s, b@1s, c@0, d@5s, e@2s` one per batch; returns the (key, seconds) the function saw. */
-  private def seen(bypass: Boolean): Seq[(String, Long)] = {
+  private def seen(bypass: Boolean, timeout: GroupStateTimeout = GroupStateTimeout.EventTimeTimeout()): Seq[(String, Long)] = {
     val session = spark
     import session.implicits._
     val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
@@ -26,17 +26,29 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
     val df = if (bypass) WatermarkBypass(base) else base
     val schema = df.schema
     val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(schema))
-      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout()) {
+      .flatMapGroupsWithState(OutputMode.Append(), timeout) {
         (key: String, rows: Iterator[Row], state: GroupState[Long]) =>
           rows.map(r => s"$key@${r.getAs[Timestamp]("ts").getTime / 1000}")
       }(Encoders.scalaLong, Encoders.STRING)
-    val q = out.writeStream.format("memory").queryName(s"probe_$bypass").outputMode("append").start()
+    val processingTime = timeout == GroupStateTimeout.ProcessingTimeTimeout()
+    val table = s"probe_${bypass}_$processingTime"
+    // With processing-time timeouts every trigger runs a batch, so processAllAvailable never returns: a trigger
+    // interval, and a wait for the batch that read each row.
+    val writer = out.writeStream.format("memory").queryName(table).outputMode("append")
+    val q = (if (processingTime) writer.trigger(Trigger.ProcessingTime(10L)) else writer).start()
     try {
-      for ((k, s) <- Seq("a" -> 0, "a" -> 1, "b" -> 1, "c" -> 0, "d" -> 5, "e" -> 2)) {
+      for (((k, s), i) <- Seq("a" -> 0, "a" -> 1, "b" -> 1, "c" -> 0, "d" -> 5, "e" -> 2).zipWithIndex) {
         input.addData(Ev(k, new Timestamp(s * 1000L)))
-        q.processAllAvailable()
+        if (!processingTime) q.processAllAvailable()
+        else {
+          val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+          while (q.recentProgress.map(_.numInputRows).sum <= i && System.nanoTime() < deadline) q.awaitTermination(5L)
+          // and one more batch, which runs with the watermark this row moved
+          val batches = q.recentProgress.length
+          while (q.recentProgress.length <= batches + 1 && System.nanoTime() < deadline) q.awaitTermination(5L)
+        }
       }
-      spark.table(s"probe_$bypass").as[String].collect().toSeq.map { s =>
+      spark.table(table).as[String].collect().toSeq.map { s =>
         val Array(k, t) = s.split("@"); (k, t.toLong)
       }.sorted
     } finally q.stop()
@@ -44,6 +56,43 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
 
   test("flatMapGroupsWithState with EventTimeTimeout drops rows at or below the watermark") {
     assert(seen(bypass = false) === Seq("a" -> 1L, "d" -> 5L))
+  }
+
+  test("with ProcessingTimeTimeout nothing is dropped: the idle timeout's operators read the watermark through the bypass only") {
+    assert(seen(bypass = false, GroupStateTimeout.ProcessingTimeTimeout()) ===
+      Seq("a" -> 0L, "a" -> 1L, "b" -> 1L, "c" -> 0L, "d" -> 5L, "e" -> 2L))
+  }
+
+  test("a restarted query runs no micro-batch until input arrives, though an operator has processing-time timeouts") {
+    val session = spark
+    import session.implicits._
+    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
+    val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
+    val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.ProcessingTimeTimeout()) {
+        (key: String, rows: Iterator[Row], state: GroupState[Long]) => state.setTimeoutDuration(1L); rows.map(_ => key)
+      }(Encoders.scalaLong, Encoders.STRING)
+    val checkpoint = tempDir("probe-restart")
+    def start(intervalMs: Long) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => { b.collect(); () })
+      .option("checkpointLocation", checkpoint).trigger(Trigger.ProcessingTime(intervalMs)).start()
+    def executed(q: StreamingQuery) = q.recentProgress.count(_.durationMs.containsKey("addBatch"))
+    def await(q: StreamingQuery, batches: Int): Unit = {
+      val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+      while (executed(q) < batches && System.nanoTime() < deadline) q.awaitTermination(5L)
+      assert(executed(q) >= batches, s"$batches micro-batches within 60 s")
+    }
+    val first = start(1000L) // stopped right after a batch, long before the next trigger: no batch is cut short
+    try {
+      input.addData(Ev("a", new Timestamp(0)))
+      await(first, 2) // the batch with the row, then one without input
+    } finally first.stop()
+    val second = start(20L)
+    try {
+      second.awaitTermination(1500L)
+      assert(executed(second) === 0, "some 75 triggers, no micro-batch")
+      input.addData(Ev("b", new Timestamp(0)))
+      await(second, 2)
+    } finally second.stop()
   }
 
   test("the watermark bypass lets every row reach the function") {
