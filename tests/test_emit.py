@@ -33,11 +33,11 @@ def view(rows, *columns):
 def start(spark):
     drivers = []
 
-    def _start(windows, emit, aggregations, name=None, late="drop"):
+    def _start(windows, emit, aggregations, name=None, late="drop", idle_timeout=None):
         driver = TestDriver(spark, SCHEMA, timestamp="ts")
         drivers.append(driver)
         out = ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
-                                    aggregations=aggregations, emit=emit, name=name, late=late)
+                                    aggregations=aggregations, emit=emit, name=name, late=late, idle_timeout=idle_timeout)
         driver.output_columns = out.columns
         # Times as epoch milliseconds, whatever the Python process's time zone.
         return driver.start(out.withColumn("ws", F.unix_millis("window.start")).withColumn("we", F.unix_millis("window.end"))
@@ -212,3 +212,28 @@ def test_late_must_be_drop_or_emit(spark):
     with pytest.raises(IllegalArgumentException, match='late must be "drop".*got \'keep\''):
         ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
                               aggregations=[F.count("*")], late="keep")
+
+
+@pytest.mark.parametrize("idle", [timedelta(milliseconds=200), None])
+def test_idle_timeout_closes_the_last_windows_when_input_stops_and_survives_a_restart(start, idle):
+    # Hopping windows of 2 s every 1 s: a record at 1500 is in [0,2000) (closes at 2000) and [1000,3000).
+    d = start(TimeWindows.of_size_with_no_grace(2000).advance_by(1000), CLOSE, [F.count("*").alias("n")],
+              idle_timeout=idle)
+    assert d.step([rec("u", 1500)]) == []
+    first = view(d.idle(timedelta(milliseconds=600)), "n")
+    if idle is None:
+        assert first == [], "Kafka's behaviour: without records stream time stands still"
+        return
+    assert first[:1] == [("u", 0, 2000, 1)], "closed on the idle clock"
+    d.restart()  # [1000,3000) needs 1.5 s of idle time
+    # Spark runs no micro-batch after a restart until input arrives: a record of another key behind the watermark
+    # moves no stream time; its own window [0,2000) is open at the watermark and closes on its own idle clock.
+    second = view(d.advance() + d.step([rec("w", 0)]) + d.idle(1600), "n")
+    assert sorted(first + second) == [("u", 0, 2000, 1), ("u", 1000, 3000, 1), ("w", 0, 2000, 1)], "each window once"
+
+
+def test_idle_timeout_must_be_a_duration(spark):
+    driver = TestDriver(spark, SCHEMA, timestamp="ts")
+    with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
+        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=TimeWindows.of_size_with_no_grace(10),
+                              aggregations=[F.count("*")], idle_timeout=1.5)

@@ -336,3 +336,63 @@ def test_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
     assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
     assert "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin" in result.stdout
     assert "--jars " in result.stdout and "spark-suppress_2.13-" in result.stdout
+
+
+WINDOWED = SCHEMA + ", window STRUCT<start: TIMESTAMP, end: TIMESTAMP>"
+
+
+def final(key, ms, start, end):
+    return (key, at(ms), "v", False, (at(start), at(end)))
+
+
+def key_end(rows):
+    return sorted((r["key"], ms_of(r["window"]["end"])) for r in rows)
+
+
+@pytest.mark.parametrize("idle", [timedelta(milliseconds=200), None])
+def test_idle_timeout_closes_the_last_windows_when_input_stops_and_survives_a_restart(spark, idle):
+    s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name(f"idle-{idle is not None}")
+
+    def build(df):
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window="window", grace=0, idle_timeout=idle)
+
+    with driver_for(spark, build, WINDOWED) as d:
+        stepped = d.step([final("a", 100, 0, 1000), final("b", 1500, 1000, 2000), final("c", 1500, 1000, 5500)])
+        first = key_end(stepped + d.idle(timedelta(milliseconds=600)))
+        if idle is None:
+            assert first == [("a", 1000)], "Kafka's behaviour: only what the watermark closed; then time stands still"
+            return
+        assert ("a", 1000) in first, "closed by the watermark the step moved"
+        assert ("b", 2000) in first, "closed by the idle clock: 1500 + at least 600 ms"
+        d.restart()  # c needs 4 s of idle time: the restart falls in the middle of it
+        # Spark runs no micro-batch after a restart until input arrives: an old update of another key moves no stream
+        # time (and leaves at once, its window long closed), and lets the idle period go on.
+        second = key_end(d.advance() + d.step([final("z", 0, 0, 1)]) + d.idle(4100))
+        assert sorted(first + second) == [("a", 1000), ("b", 2000), ("c", 5500), ("z", 1)], "each result once"
+
+
+def test_idle_timeout_resumes_from_the_larger_stream_time(spark):
+    s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
+
+    def build(df):
+        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window="window", grace=0,
+                           idle_timeout=timedelta(milliseconds=200))
+
+    with driver_for(spark, build, WINDOWED) as d:
+        assert d.step([final("b", 1500, 1000, 2000)]) == []
+        assert key_end(d.idle(600)) == [("b", 2000)]
+        # The watermark is still 1500, but the window's stream time passed 2000: Kafka's rule for a closed window.
+        assert key_end(d.step([final("b", 1900, 1000, 2000)])) == [("b", 2000)]
+
+
+def test_idle_timeout_values_are_checked_on_the_jvm_in_python_spelling(spark):
+    limit = ss.Suppressed.until_time_limit(timedelta(milliseconds=10), ss.BufferConfig.unbounded())
+    with driver_for(spark, lambda df: df) as d:
+        with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
+            ss.suppress(d.input, key="key", timestamp="ts", suppressed=limit, idle_timeout="1s")
+        with pytest.raises(IllegalArgumentException, match=r"idle_timeout must be > 0, got timedelta\(milliseconds=0\)"):
+            ss.suppress(d.input, key="key", timestamp="ts", suppressed=limit, idle_timeout=timedelta(0))
+        wall = ss.Suppressed.until_time_limit(timedelta(milliseconds=10), ss.BufferConfig.unbounded(), clock="processing")
+        with pytest.raises(IllegalArgumentException,
+                           match=r'idle_timeout=timedelta\(milliseconds=200\) has no use .*clock="processing".*Drop the idle_timeout argument'):
+            ss.suppress(d.input, key="key", timestamp="ts", suppressed=wall, idle_timeout=timedelta(milliseconds=200))

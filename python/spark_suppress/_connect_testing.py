@@ -55,6 +55,13 @@ class ConnectTestDriver(TestDriver):
         self._pipeline: Optional["DataFrame"] = None
         self._query: Any = None
         self._processing_time = False
+        # For idle(): when the query's time last moved, when the latest executed batch started (epoch ms), the
+        # watermark it ran with, the batches already looked at, and whether input came since the last restart.
+        self._moved_at: Optional[float] = None
+        self._latest_start: Optional[float] = None
+        self._watermark: Optional[str] = None
+        self._progress_seen: set = set()
+        self._restarted_without_input = False
         if schema is not None:
             if timestamp is None:
                 raise ValueError("timestamp must name the event-time column of the input")
@@ -124,6 +131,7 @@ class ConnectTestDriver(TestDriver):
         if rows:
             self._add_file(input, rows)
             self._rows_added += len(rows)
+            self._restarted_without_input = False
         return self.advance()
 
     def _add_file(self, input: str, rows: List[Any]) -> None:
@@ -156,6 +164,51 @@ class ConnectTestDriver(TestDriver):
                 raise exception
             if self._rows_seen < self._rows_added:
                 time.sleep(0.02)  # the query runs a batch per 20 ms trigger; nothing else would tell us sooner
+
+    def idle(self, duration: Any) -> List["Row"]:
+        import time
+
+        from ._durations import to_millis
+
+        ms = to_millis(duration, "duration")
+        if self._query is None:
+            raise ValueError("start(pipeline) the driver before letting it idle")
+        if not self._processing_time:
+            time.sleep(ms / 1000)  # Spark runs no micro-batch without input or processing-time timers
+            self._query.processAllAvailable()
+            return self._drain()
+        if self._restarted_without_input:
+            raise RuntimeError(
+                "idle() right after restart(): Spark runs no micro-batch after a restart until input arrives, so no "
+                "time would pass for the pipeline. Feed a step first."
+            )
+        self._await_input_rows()
+        deadline = time.monotonic() + 120
+        while not self._quiet_for(ms):
+            exception = self._query.exception()
+            if exception is not None:
+                raise exception
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no micro-batch ran {ms} ms after the last input within 120 s")
+            time.sleep(0.02)  # the query runs a batch per 20 ms trigger; nothing else would tell us sooner
+        return self._drain()
+
+    def _quiet_for(self, ms: int) -> bool:
+        """Whether a batch that started ``ms`` after the query's time last moved has completed (as the classic driver)."""
+        from datetime import datetime
+
+        for p in self._query.recentProgress:
+            if (p.runId, p.batchId) in self._progress_seen or "addBatch" not in p.durationMs:
+                continue  # Spark also reports triggers that ran no batch
+            self._progress_seen.add((p.runId, p.batchId))
+            started = datetime.fromisoformat(p.timestamp.replace("Z", "+00:00")).timestamp() * 1000
+            watermark = (p.eventTime or {}).get("watermark", "")
+            if p.numInputRows > 0 or watermark != self._watermark or self._moved_at is None:
+                # Its end, not its start: the batch's own timestamp (what operators see) is taken after the trigger.
+                self._moved_at = started + p.durationMs.get("triggerExecution", 0)
+            self._watermark = watermark
+            self._latest_start = max(self._latest_start or started, started)
+        return self._moved_at is not None and self._latest_start is not None and self._latest_start >= self._moved_at + ms
 
     def _drain(self) -> List["Row"]:
         from pyspark.sql import Row
@@ -194,6 +247,7 @@ class ConnectTestDriver(TestDriver):
     def restart(self) -> "TestDriver":
         self._halt()
         self._run()
+        self._restarted_without_input = True
         return self
 
     def _halt(self) -> None:

@@ -45,6 +45,7 @@ def suppress(
     grace: Optional[Duration] = None,
     tombstone: Optional[str] = None,
     late: str = "drop",
+    idle_timeout: Optional[Duration] = None,
 ) -> "DataFrame":
     """Kafka's ``suppress`` on a streaming DataFrame of updates (a changelog).
 
@@ -56,6 +57,10 @@ def suppress(
     ``late="emit"`` (``until_window_closes`` only; beyond Kafka): an update for a window that has already closed
     leaves at once with ``late`` true in an added boolean column (Kafka lets it out unflagged, like a second final
     result, which is the default ``"drop"``: nothing is held back for it); every other row has ``late`` false.
+
+    ``idle_timeout=timedelta(...)`` (event-time clock only; beyond Kafka): once a key's stream time has not moved for
+    that much wall-clock time, it runs on with the wall clock, so buffered records leave although no record arrives.
+    Not deterministic; needs a processing-time trigger (``trigger(processingTime=...)``). See docs/suppress.md.
     """
     if not isinstance(suppressed, Suppressed):
         raise TypeError(f"suppressed must be a Suppressed (Suppressed.until_time_limit(...)), got {suppressed!r}")
@@ -69,6 +74,7 @@ def suppress(
         "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
         "suppressed": suppressed._to_json(),
         "late": late,
+        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
     }
     if _connect.same_transport({"df": df}):
         return _connect.suppress(df, spec)

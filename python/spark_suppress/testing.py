@@ -8,14 +8,16 @@
     driver.stop()
 
 Each ``step`` runs its micro-batch to completion, including the no-data batch a moved watermark triggers, so
-timers that became due fire within the step. Nothing waits on the wall clock. On a Spark Connect session the same
-class works through Connect calls only (``_connect_testing``).
+timers that became due fire within the step. Nothing waits on the wall clock, except ``idle(duration)``, which lets
+wall-clock time pass without input (for ``idle_timeout``). On a Spark Connect session the same class works through
+Connect calls only (``_connect_testing``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
+from ._durations import Duration, to_millis
 from ._jvm import facade, require_classic
 
 if TYPE_CHECKING:
@@ -107,6 +109,15 @@ class TestDriver:
     def advance(self) -> List["Row"]:
         """Run whatever is pending (e.g. after :meth:`restart`) and return what was emitted."""
         return self._collect(self._facade.advance(self._jdriver))
+
+    def idle(self, duration: "Duration") -> List["Row"]:
+        """Let ``duration`` (a ``timedelta`` or milliseconds) of wall-clock time pass without input and return what was
+        emitted meanwhile (e.g. what an ``idle_timeout`` released): waits until a micro-batch that started at least
+        ``duration`` after the last one that moved the query's time (input rows or a new watermark) has completed.
+        Real time passes, so keep durations small. Spark runs no micro-batch after :meth:`restart` until input
+        arrives, so idling right after a restart is refused: :meth:`step` first."""
+        ms = to_millis(duration, "duration")
+        return self._collect(self._facade.idle(self._jdriver, ms))
 
     def restart(self) -> "TestDriver":
         """Stop the query and start it again from its checkpoint (state and pending input survive)."""

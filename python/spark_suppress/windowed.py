@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from ._columns import Columns, column_list, column_name
+from ._durations import Duration, to_millis
 from . import _connect
 from ._jvm import dataframe_facade, facade, require_classic
 from .suppressed import check_name
@@ -26,6 +27,7 @@ def aggregate_windowed(
     emit: EmitStrategy = EmitStrategy.on_window_update(),
     name: Optional[str] = None,
     late: str = "drop",
+    idle_timeout: Optional[Duration] = None,
 ) -> "DataFrame":
     """Aggregate a watermarked stream per key and window, emitting as ``emit`` says.
 
@@ -38,6 +40,10 @@ def aggregate_windowed(
     because a window it belongs to has closed also leaves, as a row with ``late`` true: its key, the window it
     missed, the aggregates of that record alone and its own timestamp, once per record and closed window. Every
     other row has ``late`` false; the ``late`` column exists only under this option.
+
+    ``idle_timeout=timedelta(...)`` (beyond Kafka): once a key's stream time has not moved for that much wall-clock
+    time, it runs on with the wall clock, so the last windows close although no record arrives. Not deterministic;
+    needs a processing-time trigger (``trigger(processingTime=...)``). See docs/emit.md.
     """
     if not isinstance(windows, (TimeWindows, SlidingWindows, SessionWindows)):
         raise TypeError(
@@ -56,6 +62,7 @@ def aggregate_windowed(
         "emit": emit._mode,
         "name": name,
         "late": late,
+        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
     }
     if _connect.same_transport({"df": df}):
         return _connect.aggregate_windowed(df, spec, aggregations)
