@@ -10,7 +10,8 @@ import org.apache.spark.sql.{DataFrame, Encoders, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.execution.streaming.state.StateStoreAccess
 import org.apache.spark.sql.functions.input_file_name
-import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.apache.spark.sql.catalyst.plans.logical.FlatMapGroupsWithState
+import org.apache.spark.sql.streaming.{GroupStateTimeout, StreamingQuery, StreamingQueryListener, Trigger}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -20,6 +21,10 @@ import org.apache.spark.sql.types.StructType
  * Each [[feed]] adds one micro-batch and runs it to completion (including the no-data batch a moved watermark
  * triggers). [[stop]] and [[start]] restart from the same checkpoint with any pipeline built on [[inputs]], so the
  * query may change between runs. [[outputByBatch]] reads back what the sink committed, per batch.
+ *
+ * A pipeline with processing-time timeouts (an idle timeout) runs a batch at every trigger, so Spark never reports
+ * it idle: it gets a 20 ms trigger, and a feed waits for the batch that read its rows and the one after it (which
+ * runs with the watermark those rows moved), counted by a listener.
  */
 final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: File) {
   private val streams: Map[String, MemoryStream[Row]] =
@@ -35,31 +40,41 @@ final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: Fil
   val sinkPath: String = new File(dir, "sink").getPath
   private var query: StreamingQuery = _
   private var schema: StructType = _
+  private var timers = false
+  private var added = 0L
+  private val batches = new FileSinkRun.BatchCounter
 
   def start(pipeline: DataFrame): this.type = {
     require(query == null, "stop() the running query first")
     schema = pipeline.schema
+    timers = pipeline.queryExecution.analyzed.exists {
+      case f: FlatMapGroupsWithState => f.timeout == GroupStateTimeout.ProcessingTimeTimeout()
+      case _ => false
+    }
+    if (timers) spark.streams.addListener(batches)
     query = pipeline.writeStream
       .format("parquet")
       .option("path", sinkPath)
       .option("checkpointLocation", checkpoint)
-      .trigger(Trigger.ProcessingTime(0L))
+      .trigger(Trigger.ProcessingTime(if (timers) 20L else 0L))
       .start()
+    batches.queryId = query.id
     this
   }
 
   def running: StreamingQuery = query
 
   def feed(step: Step): Unit = {
-    streams(step.input).addData(step.rows)
-    query.processAllAvailable()
+    add(step)
+    if (timers) batches.awaitRowsAndOneMore(query, added) else query.processAllAvailable()
   }
 
   /** Adds a step without waiting for it (a stop may then interrupt its batch anywhere). */
-  def add(step: Step): Unit = streams(step.input).addData(step.rows)
+  def add(step: Step): Unit = { streams(step.input).addData(step.rows); added += step.rows.size }
 
-  /** Processes whatever is pending, e.g. after a restart. */
-  def drain(): Unit = query.processAllAvailable()
+  /** Processes whatever is pending, e.g. after a restart (which runs no batch without input when there are timers). */
+  def drain(): Unit =
+    if (!timers) query.processAllAvailable() else if (batches.rows < added) batches.awaitRowsAndOneMore(query, added)
 
   /**
    * Stops the query and drops the state stores this JVM holds, so that the next run reads its state back from
@@ -68,6 +83,7 @@ final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: Fil
   def stop(): Unit = if (query != null) {
     try query.stop()
     finally {
+      if (timers) spark.streams.removeListener(batches)
       query = null
       StateStoreAccess.unloadAll()
     }
@@ -127,6 +143,35 @@ object FileSinkRun {
   val conf: Map[String, String] = Map("spark.sql.streaming.fileSink.log.compactInterval" -> "100000")
 
   def tempDir(prefix: String): File = Files.createTempDirectory(prefix).toFile
+
+  /** Input rows and executed batches of the runs of one query (a batch run again after a restart counts twice). */
+  private final class BatchCounter extends StreamingQueryListener {
+    @volatile var rows = 0L
+    @volatile var queryId: java.util.UUID = _
+    private var executed = 0L
+    override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
+    override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = synchronized(notifyAll())
+    override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit = synchronized {
+      if (event.progress.id == queryId && event.progress.durationMs.containsKey("addBatch")) { rows += event.progress.numInputRows; executed += 1 }
+      notifyAll()
+    }
+
+    /** Waits until `target` input rows were read, then for one more batch: it runs with the watermark they moved. */
+    def awaitRowsAndOneMore(query: StreamingQuery, target: Long): Unit = synchronized {
+      await(query)(rows >= target)
+      val after = executed
+      await(query)(executed > after)
+    }
+
+    private def await(query: StreamingQuery)(done: => Boolean): Unit = {
+      val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
+      while (!done) {
+        query.exception.foreach(e => throw e)
+        if (!query.isActive || System.nanoTime() > deadline) throw new IllegalStateException("no progress within 120 s")
+        wait(100L)
+      }
+    }
+  }
 
   /** Concatenates per-batch outputs, ignoring which batch id carried them. */
   def concatenated(byBatch: Seq[(Long, Seq[String])]): Seq[Seq[String]] = byBatch.map(_._2)

@@ -42,6 +42,7 @@ trait OperatorUnderTest {
 object OperatorsUnderTest {
   private def ts(ms: Long) = new Timestamp(ms)
   private def ms(n: Long) = Duration.ofMillis(n)
+  private val IdleForever = Duration.ofHours(1)
 
   /** Base time of generated streams: 2024-01-01T00:00:00Z (Spark refuses event-time timers at or below 0). */
   val T0: Long = 1704067200000L
@@ -99,11 +100,21 @@ object OperatorsUnderTest {
   val suppressWindowClosesLateEmit: OperatorUnderTest =
     new SuppressWindowClosesUnderTest("rel-suppress-window-closes-late", LateRecords.Emit)
 
-  private class SuppressWindowClosesUnderTest(val name: String, late: LateRecords) extends OperatorUnderTest {
+  /**
+   * The same with an idle timeout, too long to fire during a run (its timing would depend on the wall clock): the
+   * operator on processing-time timeouts, called every batch, with its clock in the state.
+   */
+  val suppressWindowClosesIdle: OperatorUnderTest =
+    new SuppressWindowClosesUnderTest("rel-suppress-window-closes-idle", LateRecords.Drop, Some(IdleForever))
+
+  private class SuppressWindowClosesUnderTest(val name: String, late: LateRecords, idle: Option[Duration] = None)
+      extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", windowedUpdates, Some("ts")))
-    def build(in: Map[String, DataFrame]): DataFrame =
-      in("updates").transform(Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name))
-        .withWindow(WindowColumns.struct("window")).withGrace(ms(1000)).withLateRecords(late))
+    def build(in: Map[String, DataFrame]): DataFrame = {
+      val s = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name))
+        .withWindow(WindowColumns.struct("window")).withGrace(ms(1000)).withLateRecords(late)
+      in("updates").transform(idle.map(s.withIdleTimeout).getOrElse(s))
+    }
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
@@ -152,12 +163,14 @@ object OperatorsUnderTest {
     Option(query.lastProgress).map(_.stateOperators.map(_.numRowsTotal).sum).getOrElse(0L)
 
   private class AggregateUnderTest(val name: String, windows: Windows, emit: EmitStrategy,
-      late: LateRecords = LateRecords.Drop) extends OperatorUnderTest {
+      late: LateRecords = LateRecords.Drop, idle: Option[Duration] = None) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
-    def build(in: Map[String, DataFrame]): DataFrame =
-      in("updates").transform(AggregateWindowed(Seq("key"), "ts", windows,
+    def build(in: Map[String, DataFrame]): DataFrame = {
+      val a = AggregateWindowed(Seq("key"), "ts", windows,
         Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")), emit).withName(name)
-        .withLateRecords(late))
+        .withLateRecords(late)
+      in("updates").transform(idle.map(a.withIdleTimeout).getOrElse(a))
+    }
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
@@ -202,8 +215,12 @@ object OperatorsUnderTest {
   val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-late",
     TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose(), LateRecords.Emit)
 
+  /** Final results of hopping windows with an idle timeout that never fires during a run (as suppress's above). */
+  val aggregateHoppingIdle: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-idle",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose(), idle = Some(IdleForever))
+
   /** Every operator the reliability checks cover. */
   val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses,
-    suppressWindowClosesLateEmit, joinVersionedGrace, aggregateHoppingOnClose, aggregateSessionsOnUpdate,
-    aggregateHoppingLateEmit, chainJoinAggregateSuppress)
+    suppressWindowClosesLateEmit, suppressWindowClosesIdle, joinVersionedGrace, aggregateHoppingOnClose,
+    aggregateSessionsOnUpdate, aggregateHoppingLateEmit, aggregateHoppingIdle, chainJoinAggregateSuppress)
 }

@@ -153,7 +153,7 @@ class QueryChangeSuite extends SparkSessionSuite {
   }
 
   for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-      OperatorsUnderTest.aggregateSessionsOnUpdate)) {
+      OperatorsUnderTest.aggregateSessionsOnUpdate, OperatorsUnderTest.suppressWindowClosesIdle)) {
     test(s"$op: stored state of another format version is refused with a message saying so") {
       val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-format"))
       run.start(op.build(run.inputs))
@@ -161,10 +161,11 @@ class QueryChangeSuite extends SparkSessionSuite {
       run.stop()
       // Every stored value starts with the format byte and the operator's name (StateHeader).
       val name = op.name.getBytes(StandardCharsets.UTF_8)
-      val header = Array[Byte](1, (name.length + 1).toByte) ++ name // format 1, then the length-prefixed name
+      // Format 1, or 2 (an idle timeout's), then the length-prefixed name.
+      val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
       val rewritten = deltas.map(f => StateStoreAccess.rewriteDeltaValues(f, spark.sparkContext.getConf, v => {
-        val at = v.indexOfSlice(header)
+        val at = headers.map(v.indexOfSlice(_)).find(_ >= 0).getOrElse(-1)
         if (at < 0) v else v.updated(at, 7.toByte)
       })).sum
       assert(rewritten > 0, s"no stored value of ${op.name} found in ${deltas.mkString(", ")}")

@@ -87,10 +87,11 @@ class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
   protected def quickOperators: Seq[OperatorUnderTest] =
     Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose,
       OperatorsUnderTest.chainJoinAggregateSuppress, OperatorsUnderTest.aggregateHoppingLateEmit,
-      OperatorsUnderTest.suppressWindowClosesLateEmit)
+      OperatorsUnderTest.suppressWindowClosesLateEmit, OperatorsUnderTest.aggregateHoppingIdle)
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {
   protected def quickOperators: Seq[OperatorUnderTest] =
-    Seq(OperatorsUnderTest.joinVersionedGrace, OperatorsUnderTest.chainJoinAggregateSuppress)
+    Seq(OperatorsUnderTest.joinVersionedGrace, OperatorsUnderTest.chainJoinAggregateSuppress,
+      OperatorsUnderTest.suppressWindowClosesIdle)
 }
