@@ -44,7 +44,7 @@ from . import events as ev
 from . import profile
 from .context import Context
 from .measure import log, log_breakdown, target
-from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, StateSnapshot, read_files
+from .streaming import SHUFFLE_PARTITIONS, StateSnapshot, read_files
 
 NAME = "chains"
 AGGREGATED_SCHEMA = "key string, ts timestamp, value long, seq long, tier long"  # the join's output
@@ -108,14 +108,14 @@ def join(ctx: Context, events_dir: str, table_dir: str):
         history_retention=timedelta(milliseconds=ctx.settings.join_history_retention_ms), how="left")
 
 
-def aggregate(ctx: Context, joined):
+def aggregate(ctx: Context, joined, grace: timedelta):
     from pyspark.sql import functions as F
 
     import spark_suppress as ss
 
     return ss.aggregate_windowed(
         joined, key="key", timestamp="ts",
-        windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=ctx.settings.window_ms), _grace(ctx)),
+        windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=ctx.settings.window_ms), grace),
         aggregations=[F.count("*").alias("count"), F.sum("tier").alias("tier_sum"), F.max("seq").alias("last_seq")],
         emit=ss.EmitStrategy.on_window_update())
 
@@ -128,24 +128,32 @@ def final_results(updates, **standalone):
 
 
 def one_query(ctx: Context, events_dir: str, table_dir: str):
-    return final_results(aggregate(ctx, join(ctx, events_dir, table_dir)))
+    return final_results(aggregate(ctx, join(ctx, events_dir, table_dir), _grace(ctx)))
 
 
-def _upstream(ctx: Context, path: str, schema: str):
+def split_grace(shape) -> timedelta:
+    """The grace the split pipeline's later steps need: the event time one upstream micro-batch spans (one event
+    file) plus the disorder. Within a micro-batch, the file source reads the upstream's files (one per shuffle
+    partition, each in time order) one after another, so a step's stream time runs to the end of the first file
+    before the second starts again at the beginning of the batch's time span."""
+    return timedelta(milliseconds=shape.records_per_file * 1000 // shape.records_per_second + shape.disorder_ms)
+
+
+def _upstream(ctx: Context, path: str, schema: str, grace: timedelta):
     return (ctx.spark.readStream.schema(schema).option("maxFilesPerTrigger", SHUFFLE_PARTITIONS).parquet(path)
-            .withWatermark("ts", WATERMARK_DELAY))
+            .withWatermark("ts", f"{int(grace.total_seconds() * 1000)} milliseconds"))
 
 
-def split_steps(ctx: Context, events_dir: str, table_dir: str, run_dir: str):
+def split_steps(ctx: Context, events_dir: str, table_dir: str, run_dir: str, grace: timedelta):
     """(step, DataFrame) of the split pipeline; each step after the first reads the previous one's output."""
     out = {s: os.path.join(run_dir, s, "out") for s in SPLIT_STEPS}
     for path in out.values():  # a file stream's directory must exist when the query is built
         os.makedirs(path, exist_ok=True)
     return [
         ("join", join(ctx, events_dir, table_dir)),
-        ("aggregate", aggregate(ctx, _upstream(ctx, out["join"], AGGREGATED_SCHEMA))),
-        ("suppress", final_results(_upstream(ctx, out["aggregate"], UPDATES_SCHEMA), window="window",
-                                   grace=_grace(ctx))),
+        ("aggregate", aggregate(ctx, _upstream(ctx, out["join"], AGGREGATED_SCHEMA, grace), grace)),
+        ("suppress", final_results(_upstream(ctx, out["aggregate"], UPDATES_SCHEMA, grace), window="window",
+                                   grace=grace)),
     ]
 
 
@@ -215,17 +223,17 @@ def _drain(step: Step, upstream: Step) -> None:
     step.query.stop()
 
 
-def run_one_query(ctx: Context, inputs_: Tuple[str, str], run_dir: str) -> List[Step]:
+def run_one_query(ctx: Context, inputs_: Tuple[str, str], run_dir: str, shape) -> List[Step]:
     step = Step("chain", one_query(ctx, *inputs_), run_dir, available_now=True)
     step.query.awaitTermination()
     step.finish()
     return [step]
 
 
-def run_split(ctx: Context, inputs_: Tuple[str, str], run_dir: str) -> List[Step]:
+def run_split(ctx: Context, inputs_: Tuple[str, str], run_dir: str, shape) -> List[Step]:
     steps: List[Step] = []
     try:
-        for i, (name, df) in enumerate(split_steps(ctx, *inputs_, run_dir)):
+        for i, (name, df) in enumerate(split_steps(ctx, *inputs_, run_dir, split_grace(shape))):
             steps.append(Step(name, df, run_dir, available_now=i == 0))
         steps[0].query.awaitTermination()
         for upstream, step in zip(steps, steps[1:]):
@@ -405,11 +413,11 @@ def _merge(parts: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
     return out
 
 
-def measure_once(ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: str, records_per_file: int,
+def measure_once(ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: str, shape,
                  keep_rows: bool = False) -> Dict[str, Any]:
     shutil.rmtree(run_dir, ignore_errors=True)
     started = time.time()
-    steps = RUNNERS[system](ctx, inputs_, run_dir)
+    steps = RUNNERS[system](ctx, inputs_, run_dir, shape)
     stopped = time.time() - started
     run = _summary(steps, started)
     run["wall_seconds_until_stopped"] = round(stopped, 3)
@@ -419,7 +427,7 @@ def measure_once(ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: s
         for s in steps:
             breakdowns[s.name].update(logged[str(s.query.runId)])
     run["breakdown"] = breakdowns[steps[0].name] if len(steps) == 1 else _merge(breakdowns)
-    run["delay"] = delays(steps, records_per_file)
+    run["delay"] = delays(steps, shape.records_per_file)
     if keep_rows:
         run["rows"] = final_rows(steps)
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -453,13 +461,13 @@ def run(ctx: Context) -> Dict[str, Any]:
         warm = inputs(ctx, s.warmup)
         for name in systems:
             log(f"warm-up: {name}")
-            measure_once(ctx, name, warm, ctx.scratch(NAME, "warmup", name), s.warmup.records_per_file)
+            measure_once(ctx, name, warm, ctx.scratch(NAME, "warmup", name), s.warmup)
     runs: Dict[str, List[Dict[str, Any]]] = {n: [] for n in systems}
     rows: Dict[str, Any] = {}
     for r in range(s.repeats):
         for name in systems:
             last = r == s.repeats - 1
-            result = measure_once(ctx, name, main_inputs, ctx.scratch(NAME, name), shape.records_per_file, last)
+            result = measure_once(ctx, name, main_inputs, ctx.scratch(NAME, name), shape, last)
             if last:
                 rows[name] = result.pop("rows")
             runs[name].append(result)
@@ -491,7 +499,7 @@ def run(ctx: Context) -> Dict[str, Any]:
                    "window_ms": s.window_ms, "grace_ms": s.chains_grace_ms,
                    "history_retention_ms": s.join_history_retention_ms,
                    "table_version_interval_ms": s.join_table_version_interval_ms,
-                   "watermark_delay_split": WATERMARK_DELAY,
+                   "split_grace_ms": int(split_grace(shape).total_seconds() * 1000),
                    "split_max_files_per_trigger": SHUFFLE_PARTITIONS},
         "definitions": {
             "seconds": "from starting the first query to the end of the micro-batch that wrote the last final row",
