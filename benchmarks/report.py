@@ -199,7 +199,7 @@ def _chains(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("chains")
     if not b:
         return []
-    lines = ["", "| Chain: end-to-end delay of a final row | Seconds (median run) | Micro-batches: median / p95 | "
+    lines = ["", "| Chain: end-to-end delay of a final row (median run) | Seconds | Micro-batches: median / p95 | "
                  "Seconds: median / p95 |", "| --- | ---: | ---: | ---: |"]
     for s in b["systems"]:
         d = s.get("delay") or {}
