@@ -144,13 +144,41 @@ def join(results: Dict[str, Any], out: str) -> bool:
     return _save(fig, out)
 
 
+def chains(results: Dict[str, Any], out: str) -> bool:
+    b = results["benchmarks"].get("chains")
+    if not b:
+        return False
+    systems = b["systems"]
+    names = [s["system"] for s in systems]
+    colors = [COLORS.get(s["role"], "#333333") for s in systems]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    axes[0].bar(names, [s["seconds"] for s in systems], color=colors)
+    axes[0].set_ylabel("seconds (median run)")
+    axes[0].set_title(f"total time, {b['params']['records']:,} records", fontsize=10)
+    for i, s in enumerate(systems):
+        axes[0].text(i, s["seconds"], f"{s['seconds']:.1f} s (x{s.get('time_ratio_to_anchor', 1):.2f})",
+                     ha="center", va="bottom", fontsize=8)
+    for ax, unit in ((axes[1], "seconds"), (axes[2], "batches")):
+        width = 0.38
+        for j, stat in enumerate(("median", "p95")):
+            xs = [i + (j - 0.5) * width for i in range(len(systems))]
+            ax.bar(xs, [(s.get("delay") or {}).get(unit, {}).get(stat, 0) for s in systems], width,
+                   color=colors, alpha=1.0 if stat == "median" else 0.5, label=stat)
+        ax.set_xticks(range(len(systems)))
+        ax.set_xticklabels(names)
+        ax.set_ylabel(f"delay ({unit})")
+        ax.set_title(f"delay of a final row ({unit}): median, p95 paler", fontsize=10)
+    return _save(fig, out)
+
+
 def write_all(results_path: str) -> List[str]:
     with open(results_path) as fh:
         results = json.load(fh)
     stem = os.path.splitext(results_path)[0]
     written = []
     bars = [(n, lambda r, o, n=n: throughput(r, n, o)) for n in THROUGHPUT]
-    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join)]:
+    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join),
+                                  ("chains", chains)]:
         out = f"{stem}-{name}.png"
         if fn(results, out):
             written.append(out)

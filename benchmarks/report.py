@@ -67,7 +67,8 @@ def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
 
 
 # Benchmarks with a row per system (and job) in the throughput table, in the order of benchmarks/README.md.
-THROUGHPUT = ["final_results", "rate_limit", "window_kinds", "python_stateful", "large_state", "kafka_streams", "join"]
+THROUGHPUT = ["final_results", "rate_limit", "window_kinds", "python_stateful", "large_state", "kafka_streams", "join",
+              "chains"]
 
 
 def _throughput(results: Dict[str, Any]) -> List[str]:
@@ -194,6 +195,23 @@ def _kafka(results: Dict[str, Any]) -> List[str]:
     return lines
 
 
+def _chains(results: Dict[str, Any]) -> List[str]:
+    b = results["benchmarks"].get("chains")
+    if not b:
+        return []
+    lines = ["", "| Chain: end-to-end delay of a final row (median run) | Seconds | Micro-batches: median / p95 | "
+                 "Seconds: median / p95 |", "| --- | ---: | ---: | ---: |"]
+    for s in b["systems"]:
+        d = s.get("delay") or {}
+        if not d.get("rows"):
+            continue
+        lines.append(f"| {s['label']} | {s['seconds']:.2f} | {d['batches']['median']:g} / {d['batches']['p95']:g} | "
+                     f"{d['seconds']['median']:.2f} / {d['seconds']['p95']:.2f} |")
+    lines += ["", "Chain delay: from the start of the micro-batch that read a final row's last input record to the end "
+                  "of the micro-batch that wrote the row (benchmarks/README.md, benchmark 10)."]
+    return lines
+
+
 def _targets(results: Dict[str, Any]) -> List[str]:
     rows = []
     for name, b in results["benchmarks"].items():
@@ -222,7 +240,8 @@ def _notes(results: Dict[str, Any]) -> List[str]:
 
 def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
     lines = _header(results, source)
-    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _targets, _notes):
+    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _chains, _targets,
+                 _notes):
         lines += part(results)
     return "\n".join(lines) + "\n"
 

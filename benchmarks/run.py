@@ -4,7 +4,7 @@
     benchmarks/run.py                  # everything (make bench); about 45 minutes on 2 cores
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
     benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
-                                       #   python_stateful, scaling, large_state, join, kafka_streams
+                                       #   python_stateful, scaling, large_state, join, chains, kafka_streams
 
 Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
 Exits 1 if a benchmark failed or a result check (same final rows, every record joined once) did not hold;
@@ -30,7 +30,8 @@ from harness import machine  # noqa: E402
 from harness.config import FULL, QUICK  # noqa: E402
 from harness.measure import log  # noqa: E402
 
-SPARK_BENCHMARKS = ["final_results", "rate_limit", "window_kinds", "python_stateful", "scaling", "large_state", "join"]
+SPARK_BENCHMARKS = ["final_results", "rate_limit", "window_kinds", "python_stateful", "scaling", "large_state", "join",
+                    "chains"]
 # Its own processes (a broker, Kafka Streams, spark-submit), run before the harness's Spark session exists.
 PROCESS_BENCHMARKS = ["buffer_core", "kafka_streams"]
 ALL = PROCESS_BENCHMARKS + SPARK_BENCHMARKS

@@ -1,5 +1,6 @@
 """The benchmarks' own reference computations, which their result checks rely on: the sliding windows of the
-pandas job and the rate limiter shared by PySpark's three stateful APIs (no Spark session needed)."""
+pandas job, the rate limiter shared by PySpark's three stateful APIs, and how the chain benchmark reads Spark's
+logs to time its rows (no Spark session needed)."""
 
 import os
 import sys
@@ -42,3 +43,28 @@ def test_rate_limiter_lets_out_the_oldest_when_full_and_after_the_time_limit():
     assert all(isinstance(x, int) for x in ts + [oldest])  # Spark's state setters refuse numpy integers
     (keys, _, _), oldest = limit_step(buffered, 130, None, time_limit_ms=100, max_records=2)
     assert keys == ["b", "c"] and oldest is None and not buffered
+
+
+def test_chain_delays_read_each_files_micro_batch_from_spark_logs(tmp_path):
+    """The chain benchmark's delays map files to micro-batches through the Parquet sink's log (a compacted entry
+    belongs to the first batch that names it) and the file source's log in the checkpoint."""
+    from harness.chains import sink_batches, source_batches
+
+    meta = tmp_path / "out" / "_spark_metadata"
+    meta.mkdir(parents=True)
+
+    def entry(name):
+        return '{"path":"file:///x/%s","size":1,"isDir":false,"modificationTime":0,"blockReplication":1,' \
+               '"blockSize":1,"action":"add"}' % name
+
+    (meta / "0").write_text("v1\n" + entry("a.parquet") + "\n")
+    (meta / "1").write_text("v1\n" + entry("b.parquet") + "\n" + entry("c.parquet") + "\n")
+    (meta / "2.compact").write_text("v1\n" + "\n".join(entry(n) for n in ("a.parquet", "b.parquet", "c.parquet",
+                                                                           "d.parquet")) + "\n")
+    assert sink_batches(str(tmp_path / "out")) == {"a.parquet": 0, "b.parquet": 1, "c.parquet": 1, "d.parquet": 2}
+    source = tmp_path / "checkpoint" / "sources" / "0"
+    source.mkdir(parents=True)
+    (source / "0").write_text('v1\n{"path":"file:///e/part-00000.parquet","timestamp":1,"batchId":0}\n')
+    (source / "1.compact").write_text('v1\n{"path":"file:///e/part-00000.parquet","timestamp":1,"batchId":0}\n'
+                                      '{"path":"file:///e/part-00001.parquet","timestamp":2,"batchId":1}\n')
+    assert source_batches(str(tmp_path / "checkpoint")) == {"part-00000.parquet": 0, "part-00001.parquet": 1}

@@ -43,12 +43,17 @@ class Settings:
     join_graces_ms: List[int]
     join_history_retention_ms: int
     join_table_version_interval_ms: int
-    # Hopping, session and sliding windows: half the records of final_results, since Spark's hopping windows
-    # expand each record ten times and the sliding windows' pandas job is slow (see benchmarks/README.md's budget).
+    # Hopping, session and sliding windows: a quarter of the records of final_results, since Spark's hopping windows
+    # expand each record ten times and the sliding windows' pandas job is slow; halved again to make room for the
+    # chains benchmark in the full run's 45 minutes (see benchmarks/README.md's budget).
     window_kinds: EventShape
     # PySpark's three stateful APIs: transformWithStateInPandas makes a call to the JVM per state access, so its
     # full-run set is smaller than final_results' (the targets compare systems on the same set).
     python_stateful: EventShape
+    # A chain join -> windowed aggregation -> suppress in one query against three queries through Parquet (the
+    # join's table changelog is the join benchmark's, at its version interval and history retention).
+    chains: EventShape
+    chains_grace_ms: int
     # State far larger than memory's comfort, on RocksDB: a fixed number of records over growing key counts, ten
     # times the event rate of the other sets so that a 10-second window holds about a million records.
     large_state_records: int
@@ -92,8 +97,10 @@ FULL = Settings(
     join_graces_ms=[0, 1_000, 5_000, 20_000],
     join_history_retention_ms=300_000,
     join_table_version_interval_ms=60_000,
-    window_kinds=EventShape(records=1_000_000, keys=10_000, records_per_file=100_000),
+    window_kinds=EventShape(records=500_000, keys=10_000, records_per_file=100_000),
     python_stateful=EventShape(records=100_000, keys=10_000, records_per_file=50_000),
+    chains=EventShape(records=1_000_000, keys=10_000, records_per_file=100_000),
+    chains_grace_ms=2_000,
     large_state_records=10_000_000,
     large_state_keys=[10_000, 1_000_000],
     large_state_records_per_file=1_000_000,
@@ -130,6 +137,8 @@ QUICK = Settings(
     # One data micro-batch each: in a smoke run the per-batch overheads are all the time there is.
     window_kinds=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
     python_stateful=EventShape(records=20_000, keys=1_000, records_per_file=20_000),
+    chains=EventShape(records=20_000, keys=1_000, records_per_file=10_000),
+    chains_grace_ms=2_000,
     large_state_records=20_000,
     large_state_keys=[100, 10_000],
     large_state_records_per_file=10_000,

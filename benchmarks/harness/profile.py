@@ -174,34 +174,49 @@ class EventLog:
     def breakdown(self, run_id: str) -> Dict[str, Any]:
         """The summary of run ``run_id`` (a finished query), reading the log up to its termination. The listener
         writing the log runs behind the query, so this waits up to ``timeout_s`` for the run's last event."""
-        run = _Run()
+        return self.breakdowns([run_id])[run_id]
+
+    def breakdowns(self, run_ids: List[str]) -> Dict[str, Dict[str, Any]]:
+        """``breakdown`` of several finished runs that ran at the same time (their events interleave in the log)."""
+        runs = {r: _Run() for r in run_ids}
+        done: Dict[str, Dict[str, Any]] = {}
+        stage_run: Dict[int, _Run] = {}
         deadline = time.monotonic() + self.timeout_s
         while True:
             self._read()
-            while self._pending:
+            while self._pending and len(done) < len(runs):
                 line = self._pending.popleft()
                 if not line.strip():
                     continue
                 e = json.loads(line)
                 ev = e.get("Event")
                 if ev == "SparkListenerTaskEnd":
-                    if int(e["Stage ID"]) in run.job_stages:
+                    run = stage_run.get(int(e["Stage ID"]))
+                    if run is not None:
                         run.task_end(e)
                 elif ev == "SparkListenerJobStart":
-                    if (e.get("Properties") or {}).get("spark.jobGroup.id") == run_id:
+                    run = runs.get((e.get("Properties") or {}).get("spark.jobGroup.id"))
+                    if run is not None:
                         run.jobs += 1
-                        run.job_stages.update(int(s["Stage ID"]) for s in e.get("Stage Infos") or [])
+                        stages = [int(s["Stage ID"]) for s in e.get("Stage Infos") or []]
+                        run.job_stages.update(stages)
+                        stage_run.update((s, run) for s in stages)
                 elif ev == "SparkListenerStageCompleted":
                     info = e["Stage Info"]
-                    if int(info["Stage ID"]) in run.job_stages and info.get("Completion Time"):
+                    run = stage_run.get(int(info["Stage ID"]))
+                    if run is not None and info.get("Completion Time"):
                         run.stage_wall[int(info["Stage ID"])] = info["Completion Time"] - info["Submission Time"]
                 elif ev == SQL_EXECUTION_START:
-                    if e.get("jobGroupId") == run_id:
+                    run = runs.get(e.get("jobGroupId"))
+                    if run is not None:
                         run.metrics.update(_metric_names(e["sparkPlanInfo"]))
-                elif ev == QUERY_TERMINATED and e.get("runId") == run_id:
-                    return run.summary()
+                elif ev == QUERY_TERMINATED and e.get("runId") in runs:
+                    done[e["runId"]] = runs[e["runId"]].summary()
+            if len(done) == len(runs):
+                return done
             if time.monotonic() > deadline:
-                return {"error": f"run {run_id} did not end in the event log within {self.timeout_s:.0f} s"}
+                return {r: done.get(r) or {"error": f"run {r} did not end in the event log within "
+                                                    f"{self.timeout_s:.0f} s"} for r in run_ids}
             time.sleep(0.1)
 
 

@@ -1,5 +1,5 @@
 """Benchmark: final results (``on_window_close``) of every window kind besides tumbling, on events shaped as
-``final_results``' (half as many in a full run).
+``final_results``' (a quarter as many in a full run).
 
 - hopping (size 10 s, advance 1 s: ten windows per record) against Spark's ``groupBy(window(ts, "10 seconds",
   "1 second"), key).count()``, append mode;

@@ -245,8 +245,8 @@ def demo_join(spark, work: str) -> None:
             print(f"{o['order_id']:>5} {o['customer']:<8} {o['order_ts'][11:19]:<9} {str(a):<9} {str(b):<10}")
     print("Order 2 was placed after alice became gold; only the grace period lets the late tier update reach it.\n"
           "With grace, a record waits until its shard's stream time is 30 s past it: the last orders are still waiting.\n"
-          "(release_on_watermark=True would let them go once the watermark passes them, but it needs a processing-time\n"
-          " trigger; this demo's availableNow queries would never finish. See docs/join.md.)")
+          "(With a watermark on the orders, a waiting record also leaves once the watermark passes it, in the next\n"
+          " micro-batch that reads data; the input ends here, so nothing comes after the last orders. See docs/join.md.)")
 
 
 # ---- 5. a chain of operators in one query ----------------------------------------------------------------------

@@ -26,7 +26,7 @@ def join_versioned(
     tombstone: Optional[str] = None,
     initial_versions: Optional["DataFrame"] = None,
     name: Optional[str] = None,
-    release_on_watermark: bool = False,
+    release_on_watermark: bool = True,
 ) -> "DataFrame":
     """Join each stream record with the table's version valid at the record's own timestamp.
 
@@ -40,11 +40,11 @@ def join_versioned(
     changelog's columns that the table starts with. The output has the stream's columns, then the table's value
     columns. No watermark is needed on either input. Durations are ``timedelta`` or integer milliseconds.
 
-    ``release_on_watermark=True`` (beyond Kafka; needs ``grace`` and a watermark on the stream): a waiting record also
-    leaves once the query's watermark has passed its timestamp + grace and every stream record its shard has seen,
-    so a shard that gets no more stream records does not keep its records. Spark then runs a micro-batch on every
-    trigger: use a processing-time trigger (``trigger(processingTime="10 seconds")``); ``availableNow`` and ``once``
-    never finish.
+    With a ``grace`` period and a watermark on the stream (beyond Kafka, on by default): a waiting record also leaves
+    once the query's watermark has passed its timestamp + grace and every stream record its shard has seen, so a
+    shard that gets no more stream records does not keep its records; it leaves in the next micro-batch that reads
+    data. Where Kafka would emit, its timing is unchanged. ``release_on_watermark=False`` keeps Kafka's rule only
+    (records leave with later stream records of their own shard).
     """
     if not isinstance(how, str):
         raise TypeError(f"how must be 'inner' or 'left', got {how!r}")

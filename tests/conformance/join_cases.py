@@ -4,9 +4,9 @@ Each vector becomes a stream input (key, ts, sv) and a table changelog input (ke
 table value is a tombstone) fed one record per step. The join's output columns (key, sv, tv, ts) are rendered
 as the vector's joiner string: ``sv + sep + tv`` with a null table value written "null" (Java concatenation).
 By default no input carries a watermark: the join takes its stream times from the records themselves, as Kafka
-does. With ``--join-stream-watermark`` (run.py) the stream carries one with a 0-second delay and joins with a grace
-period release on it (``release_on_watermark``: a shard without more records is not starved); Kafka's timing must
-not change. The runner's session has one shuffle partition, so the join has one shard, as the Kafka tests have one task.
+does. With ``--join-stream-watermark`` (run.py) the stream carries one with a 0-second delay, so joins with a grace
+period also release on it (the default ``release_on_watermark``: a shard without more records is not starved);
+Kafka's timing must not change. The runner's session has one shuffle partition, so the join has one shard, as the Kafka tests have one task.
 """
 
 from __future__ import annotations
@@ -89,7 +89,6 @@ def _join(stream, table, cfg: Dict[str, Any], name: str):
         how=cfg.get("joinType", "inner"),
         tombstone="deleted",
         name=name,
-        release_on_watermark=STREAM_WATERMARK is not None and cfg.get("graceMs") is not None,
     )
 
 

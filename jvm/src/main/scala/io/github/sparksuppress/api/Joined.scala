@@ -12,7 +12,7 @@ final case class Joined private (
     joinType: JoinType,
     gracePeriod: Option[Duration],
     name: Option[String],
-    watermarkRelease: Boolean = false) {
+    watermarkRelease: Boolean = true) {
 
   /**
    * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
@@ -25,13 +25,12 @@ final case class Joined private (
   }
 
   /**
-   * Beyond Kafka: a record waiting in the grace buffer also leaves once the query's watermark (the stream needs
-   * one) has passed its timestamp + grace and every stream record its shard has seen, so a shard that gets no
-   * more stream records does not keep its records. Spark then runs a micro-batch on every trigger, with or
-   * without new input: use a processing-time trigger (e.g. `Trigger.ProcessingTime("10 seconds")`); an
-   * `availableNow` or once trigger never finishes. Where Kafka would emit, its timing is unchanged.
+   * Kafka's timing only: records waiting in the grace buffer leave only with later stream records of their shard.
+   * By default (beyond Kafka) a waiting record also leaves once the stream's watermark has passed its timestamp +
+   * grace and every stream record its shard has seen, so a shard that gets no more stream records does not keep
+   * its records; where Kafka would emit, its timing is the same either way (docs/join.md, "Release on watermark").
    */
-  def withWatermarkRelease(): Joined = copy(watermarkRelease = true)
+  def withoutWatermarkRelease(): Joined = copy(watermarkRelease = false)
 
   /** Names the operator: its metrics are reported under this name, and its state is checked against it. */
   def withName(name: String): Joined = copy(name = Some(Suppressed.checkName(name)))

@@ -36,12 +36,6 @@ final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table
     if (table == null) throw new IllegalArgumentException("stream-table join: table must not be null.")
     if (joined == null) throw new IllegalArgumentException("stream-table join: joined must not be null; use Joined.inner() or Joined.left().")
     val name = joined.name.getOrElse(s"join-${StreamTableJoin.unnamed.incrementAndGet()}")
-    if (joined.watermarkRelease && joined.gracePeriod.isEmpty) {
-      throw new IllegalArgumentException(
-        s"stream-table join '$name': " + Spelling.choose("withWatermarkRelease()", "release_on_watermark=True") +
-          " releases records waiting in the grace buffer, but the join has no grace period, so nothing waits. " +
-          Spelling.choose("Add withGracePeriod(...)", "Pass grace") + " or drop it.")
-    }
     StreamTableJoinRequest(spec(name), joined.name, on, streamTimestamp,
       TableSide(table.changelog, table.timestamp, table.tombstone, table.initialVersions),
       watermarkRelease = joined.watermarkRelease)

@@ -114,7 +114,7 @@ object PythonFacade {
     val base = Joined.forHow(spec.get("how").asText())
     val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
     val named = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
-    val joined = if (optional(spec, "releaseOnWatermark").exists(_.asBoolean())) named.withWatermarkRelease() else named
+    val joined = if (optional(spec, "releaseOnWatermark").exists(!_.asBoolean())) named.withoutWatermarkRelease() else named
     val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
     StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
   }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode, StreamingQuery, Trigger}
-import io.github.sparksuppress.spark.common.WatermarkBypass
+import io.github.sparksuppress.spark.common.{ShardHeartbeats, WatermarkBypass}
 
 /**
  * Pins down the Spark behaviours the adapters rely on (see DESIGN.md, "Known Spark traps"). If a Spark upgrade
@@ -125,6 +125,15 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       // Timeout 999 < watermark 1000 only in the no-data batch after step 2; it ran inside processAllAvailable.
       assert(spark.table("probe_nodata").as[String].collect().toSeq === Seq("a timed out at 1000"))
     } finally q.stop()
+  }
+
+  test("a Catalyst generator's terminate runs for every partition, an empty partition 0 included (ShardHeartbeats)") {
+    // range(1, 2) over two partitions: partition 0 is empty, partition 1 holds the one row.
+    val df = spark.range(1, 2, 1, 2).selectExpr("cast(id as int) as side", "cast(null as binary) as shard")
+    val shards = Array(Array[Byte](7), Array[Byte](8), Array[Byte](9))
+    val out = ShardHeartbeats(df, shards, "side", 2, "shard").collect().toSeq
+    assert(out.map(_.getInt(0)).sorted === Seq(1, 2, 2, 2), "the row passes through; one heartbeat per shard, once")
+    assert(out.filter(_.getInt(0) == 2).map(_.getAs[Array[Byte]](1).toSeq).sortBy(_.head) === shards.toSeq.map(_.toSeq))
   }
 }
 

@@ -68,17 +68,26 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally j.stop()
   }
 
-  test("withWatermarkRelease: a buffered order leaves once the watermark passes it, though its shard gets no more orders") {
-    // Two shards (two state partitions); alice and the other customer in different ones.
+  /** A customer whose orders go to the other of two shards than alice's. */
+  private def otherShardThanAlice: String = {
     val encoder = KeyEncoding.encoder(StructType(Seq(StructField("customer", StringType))))
     def shard(c: String) = ShardKeys.shardOf(encoder.encode(Row(c)), 2)
-    val other = Iterator.from(0).map(i => s"c$i").find(shard(_) != shard("alice")).get
+    Iterator.from(0).map(i => s"c$i").find(shard(_) != shard("alice")).get
+  }
+
+  /** Two shards (two state partitions), orders with a 0-second watermark. */
+  private def watermarkedJoin(joined: Joined): Join = {
     val d = TestDriver(spark)
     val o = d.addInput("orders", orders, "order_ts", "0 seconds")
     val t = d.addInput("tiers", tiers, null, null)
     d.start(o.transform(StreamTableJoin("customer", "order_ts",
-      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10)).withWatermarkRelease())))
-    val j = new Join(d)
+      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), joined)))
+    new Join(d)
+  }
+
+  test("a buffered order leaves once the watermark passes it, though its shard gets no more orders (default)") {
+    val other = otherShardThanAlice
+    val j = watermarkedJoin(Joined.left().withGracePeriod(ms(10)))
     try {
       assert(j.tier(tier("alice", 0, "silver")) === Nil)
       assert(j.order(order("alice", 100, 7)) === Nil)
@@ -89,6 +98,44 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       assert(j.order(order(other, 300)) === Seq((other, 200L, 1L, null)), "alice's order is not joined twice")
       assert(j.metrics("grace-buffer-count-current") === 1.0, "only the order at 300 waits")
     } finally j.stop()
+  }
+
+  test("withoutWatermarkRelease keeps Kafka's rule: the starved shard's order waits for an order of its own shard") {
+    val other = otherShardThanAlice
+    val j = watermarkedJoin(Joined.left().withGracePeriod(ms(10)).withoutWatermarkRelease())
+    try {
+      j.tier(tier("alice", 0, "silver"))
+      j.order(order("alice", 100, 7))
+      assert(j.order(order(other, 200)) === Nil)
+      assert(j.tier(tier("zed", 0, "bronze")) === Nil)
+      assert(j.order(order(other, 300)) === Seq((other, 200L, 1L, null)))
+      assert(j.order(order("alice", 150, 8)) === Seq(("alice", 100L, 7L, "silver")), "released by its own shard's time")
+    } finally j.stop()
+  }
+
+  test("releasing on the watermark needs no timer: an availableNow query over files finishes, the starved order joined") {
+    val dir = java.nio.file.Files.createTempDirectory("join-available-now").toString
+    val other = otherShardThanAlice
+    // One file per micro-batch: alice's order, then two orders of the other shard.
+    Seq(order("alice", 100, 7), order(other, 200), order(other, 300)).zipWithIndex.foreach { case (r, i) =>
+      spark.createDataFrame(java.util.Arrays.asList(r), orders).write.parquet(s"$dir/orders/$i")
+    }
+    spark.createDataFrame(java.util.Arrays.asList(tier("alice", 0, "silver")), tiers).write.parquet(s"$dir/tiers/0")
+    val o = spark.readStream.schema(orders).option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true")
+      .parquet(s"$dir/orders").withWatermark("order_ts", "0 seconds")
+    val t = spark.readStream.schema(tiers).option("recursiveFileLookup", "true").parquet(s"$dir/tiers")
+    val q = o.transform(StreamTableJoin("customer", "order_ts",
+        ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10))))
+      .writeStream.format("memory").queryName("join_available_now").option("checkpointLocation", s"$dir/checkpoint")
+      .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start()
+    try {
+      assert(q.awaitTermination(120000), "the availableNow query finished")
+      assert(q.exception.isEmpty)
+      // The third micro-batch releases alice's order on the watermark (200, from the second), and the other's 200
+      // on its shard's own stream time (300); the order at 300 still waits.
+      assert(out(spark.table("join_available_now").collect().toSeq).sortBy(_._2) ===
+        Seq(("alice", 100L, 7L, "silver"), (other, 200L, 1L, null)))
+    } finally q.stop()
   }
 
   test("without a grace period the same input joins at once and sees the old tier (as-of lookup)") {
@@ -268,11 +315,6 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       .contains("two columns named 'amount'"))
     assert(error(joinWith(v.withInitialVersions(spark.range(1).toDF()), Joined.inner()))
       .contains("initialVersions column 'customer' is not a column"))
-    assert(error(joinWith(v, Joined.inner().withWatermarkRelease()))
-      .contains("withWatermarkRelease() releases records waiting in the grace buffer, but the join has no grace period"))
-    assert(error(joinWith(v, Joined.inner().withGracePeriod(ms(5)).withWatermarkRelease()))
-      .contains("release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
-        "stream.withWatermark(\"order_ts\", \"0 seconds\")"))
     val batch = spark.createDataFrame(java.util.Arrays.asList(order("a", 1)), orders)
     assert(error(batch.transform(StreamTableJoin("customer", "order_ts", v, Joined.inner()))).contains("not a streaming DataFrame"))
     val equal = joinWith(ChangelogTable.versioned(t, "changed_at", Duration.ofMinutes(6)),

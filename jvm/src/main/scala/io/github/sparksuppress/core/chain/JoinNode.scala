@@ -35,8 +35,16 @@ final class JoinNode[K](
     sequencer.stream(record.key, record.key == null, record.isTombstone, record.timestamp, record.value, sizeOf(record),
       new Sink(out))
 
-  /** Kafka's join releases buffered records only when a stream record moves the buffer's time; so does this. */
-  def advance(to: Long, out: ChainOutput[K]): Unit = ()
+  /**
+   * Kafka's join releases buffered records only when a stream record moves the buffer's time. Beyond Kafka, a chain
+   * whose join releases on the query's watermark calls this with it: records due by `to` leave once `to` is later
+   * than every stream record the shard has seen ([[StreamTableSequencer.release]]), so Kafka's timing holds
+   * wherever Kafka would emit.
+   */
+  def advance(to: Long, out: ChainOutput[K]): Unit = sequencer.release(to, new Sink(out))
+
+  /** The records waiting in the grace buffer. */
+  def buffered: Int = sequencer.buffer.fold(0)(_.numRecords)
 
   def nextDueStreamTime: Long = Long.MaxValue
 

@@ -6,7 +6,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
-import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, WindowBounds => Bounds}
+import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
@@ -19,6 +19,8 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  * @param window           where a windowed input keeps its window (a suppress reading windowed rows)
  * @param followsWatermark the first node's clock follows the query's watermark (false for a join, whose stream
  *                         time moves only with stream records, as in Kafka)
+ * @param joinReleases     the chain starts with a join that also releases its waiting records on the watermark
+ *                         (every shard is called in each micro-batch that reads data: [[ShardHeartbeats]])
  */
 final case class ChainParams(
     operator: String,
@@ -28,7 +30,8 @@ final case class ChainParams(
     window: Option[WindowBounds],
     nodes: IndexedSeq[NodeSpec],
     keys: ChainKeyCodec,
-    followsWatermark: Boolean)
+    followsWatermark: Boolean,
+    joinReleases: Boolean = false)
 
 /**
  * The function `flatMapGroupsWithState` calls once per shard of a chain. The shard plays Kafka's task: its state
@@ -56,9 +59,10 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
       def forward(r: ChainRecord[ChainKey]): Unit = out += r.value.asInstanceOf[Row]
     }
 
-    if (p.followsWatermark) chain.advance(state.getCurrentWatermarkMs(), sink)
-    if (!state.hasTimedOut) {
-      val batch = rows.toArray
+    val waiting = if (p.joinReleases) nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered else 0
+    if (p.followsWatermark || p.joinReleases) chain.advance(state.getCurrentWatermarkMs(), sink)
+    val batch = if (state.hasTimedOut) Array.empty[Row] else rows.filter(_.getInt(Side) != Heartbeat).toArray
+    if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
       var i = 0
       while (i < batch.length) {
@@ -68,8 +72,11 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
       }
     }
 
-    // Kept even when every buffer is empty: the nodes' clocks are Kafka's stream times and must survive.
-    state.update(ChainState.write(p, nodes))
+    // Kept even when every buffer is empty: the nodes' clocks are Kafka's stream times and must survive. A
+    // heartbeat that released nothing changed nothing.
+    if (batch.nonEmpty || !p.joinReleases || nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting) {
+      state.update(ChainState.write(p, nodes))
+    }
     if (p.followsWatermark) {
       val due = chain.nextDueStreamTime
       // Spark fires a timer once timer < watermark; the first node needs a call once due <= its stream time.
@@ -126,4 +133,6 @@ object ChainFunction {
 
   val StreamSide = 0
   val TableSide = 1
+  /** A row that only makes Spark call its shard. */
+  val Heartbeat = 2
 }

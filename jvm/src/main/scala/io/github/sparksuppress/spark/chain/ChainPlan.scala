@@ -10,7 +10,7 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
-import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardKeys, ShardUdf, WatermarkBypass}
+import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, WatermarkBypass}
 import io.github.sparksuppress.spark.join.EventMillisUdf
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
@@ -60,7 +60,6 @@ object ChainPlan {
       val option = step match {
         case ChainStep.SuppressStep(r) if r.emitLate => Some("emitting late records")
         case ChainStep.WindowedAggregateStep(r) if r.emitLate => Some("emitting late records")
-        case ChainStep.JoinStep(r) if r.watermarkRelease => Some("releasing buffered records on the watermark")
         case ChainStep.SuppressStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
         case ChainStep.WindowedAggregateStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
         case _ => None
@@ -125,8 +124,13 @@ object ChainPlan {
       }
     }.toIndexedSeq
 
+    // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
+    val joinReleases = d.steps.head match {
+      case ChainStep.JoinStep(j) => j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
+      case _ => false
+    }
     val params = ChainParams(operator, schema, schema.fields(tsIdx).name, tombstone, window, nodes,
-      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst)
+      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst, joinReleases = joinReleases)
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
     val millis = udf(new EventMillisUdf, LongType)
@@ -147,7 +151,8 @@ object ChainPlan {
         side(bypassed, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue), lit(null).cast(BooleanType),
           schema.fields(tsIdx).name).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
       case Some(t) =>
-        // A join's clock moves only with its stream records: no timers, so no watermark column at all.
+        // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
+        // on the watermark (ShardHeartbeats adds the anchor then).
         val stream = df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
         val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
           lit(null).cast(BooleanType), schema.fields(tsIdx).name)
@@ -156,7 +161,8 @@ object ChainPlan {
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
         streamSide.union(tableSide)
     }
-    val grouped = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
+    val sharded = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
+    val grouped = if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
     val outputSchema = r.schema
     val timeout = if (joinFirst) GroupStateTimeout.NoTimeout() else GroupStateTimeout.EventTimeTimeout()
     val out = grouped

@@ -16,8 +16,8 @@ import io.github.sparksuppress.spark.common._
  * @param tableValueSchema   the table's value columns: stored per key, and the end of the output
  * @param streamKeyColumns   indices of the key columns in `streamSchema` (for the buffered size)
  * @param streamValueColumns indices of the stream's other columns but the event time (for the buffered size)
- * @param releaseByWatermark the stream has a watermark: buffered records also leave once it passes their
- *                           timestamp + grace, and a shard with buffered records is called every micro-batch
+ * @param releaseByWatermark the join has a grace period and the stream a watermark: buffered records also leave
+ *                           once it passes them, and every shard is called in each micro-batch ([[ShardHeartbeats]])
  */
 private[sparksuppress] final case class JoinParams(
     operatorName: String,
@@ -59,7 +59,8 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     // Kafka would have released it before processing them.
     if (p.releaseByWatermark) sequencer.release(state.getCurrentWatermarkMs(), sink)
 
-    val batch = rows.toArray
+    val released = out.length
+    val batch = rows.filter(_.getInt(In.Side) != Heartbeat).toArray
     java.util.Arrays.sort(batch, BySideThenArrival)
     batch.foreach { row =>
       val key = row.getAs[Array[Byte]](In.Key)
@@ -74,13 +75,11 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
       }
     }
 
-    // A non-versioned join without grace period has nothing to remember across batches.
-    if (sequencer.tableTime.isDefined || sequencer.buffer.isDefined) {
+    // A non-versioned join without grace period has nothing to remember across batches; a heartbeat that released
+    // nothing changed nothing.
+    if ((sequencer.tableTime.isDefined || sequencer.buffer.isDefined) && (batch.nonEmpty || released > 0)) {
       state.update(JoinShardState.write(sequencer, p.explicitName, streamRows))
     }
-    // A processing-time timeout is the only timer Spark allows before another stateful operator; expiring at the
-    // next trigger, it has this shard called again with the new watermark, with or without new records.
-    if (p.releaseByWatermark && sequencer.buffer.exists(!_.isEmpty)) state.setTimeoutDuration(1L)
     if (metrics != null) {
       metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
       metrics.count("expired-table-writes", counts.expiredTableWrites)

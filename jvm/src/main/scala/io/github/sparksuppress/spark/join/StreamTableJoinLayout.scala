@@ -7,7 +7,7 @@ import io.github.sparksuppress.spark.common._
  * The internal rows between the join's two stateful operators.
  *
  * The sequencer's input is the union of both sides, one row per stream record or table write:
- * `side` (0 table, 1 stream), the encoded key, whether the key / the stream value is null, the event time in
+ * `side` (0 table, 1 stream, 2 heartbeat), the encoded key, whether the key / the stream value is null, the event time in
  * ms, the arrival sequence, the stream row (a struct of the stream's columns), the table row (a struct of the
  * table's value columns), the tombstone flag, and the shard it is grouped by.
  *
@@ -18,6 +18,8 @@ import io.github.sparksuppress.spark.common._
 private[spark] object StreamTableJoinLayout {
   val TableSide = 0
   val StreamSide = 1
+  /** A row that only makes Spark call its shard ([[ShardHeartbeats]]). */
+  val Heartbeat = 2
 
   object In {
     val Side = 0; val Key = 1; val KeyNull = 2; val ValueNull = 3; val Time = 4; val Seq = 5

@@ -21,12 +21,11 @@ import io.github.sparksuppress.spark.common._
  * joins ([[JoinLookupFunction]]): a micro-batch rewrites only the keys it touches, and a shard's state stays
  * bounded by the grace period times the stream's rate.
  *
- * Neither operator uses event-time timeouts: Spark refuses any stateful operator after one that does (its
- * global-watermark correctness check). Buffered records are released by later stream records of their shard, as in
- * Kafka, so no watermark is needed on either input. When the stream has one, a shard that gets no more stream
- * records can still let its records go once the watermark passes them (opt-in): the first operator then uses a
- * processing-time timeout (allowed before another stateful operator) so that Spark calls a shard with buffered
- * records in every micro-batch, and reads the watermark through the bypass anchor.
+ * Neither operator uses a timer (see [[withState]]). Buffered records are released by later stream records of their
+ * shard, as in Kafka, so no watermark is needed on either input. When the stream has one and the join a grace
+ * period, a shard that gets no more stream records still lets its records go once the watermark passes them (on by
+ * default): [[ShardHeartbeats]] has Spark call every shard in each micro-batch that reads data, and the shard reads
+ * the watermark through the bypass anchor.
  */
 private[sparksuppress] object StreamTableJoinPlan {
   import StreamTableJoinLayout._
@@ -85,12 +84,9 @@ private[sparksuppress] object StreamTableJoinPlan {
 
     val spec = j.spec
     val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
-    val releaseByWatermark = j.watermarkRelease
-    if (releaseByWatermark && !stream.schema.fields.exists(WatermarkBypass.hasMarker)) {
-      throw new IllegalArgumentException(
-        s"$operator: release on watermark needs a watermark on the stream, but it has none. Add one, e.g. " +
-          s"stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\"), or drop the watermark release.")
-    }
+    // Without a grace period nothing waits, and without a watermark on the stream there is nothing to release on.
+    val releaseByWatermark = j.watermarkRelease && spec.graceMs.isDefined &&
+      stream.schema.fields.exists(WatermarkBypass.hasMarker)
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
       releaseByWatermark)
     // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
@@ -114,16 +110,12 @@ private[sparksuppress] object StreamTableJoinPlan {
         valueNull = lit(false),
         tableRow = structOf(tableValueSchema),
         tombstone = tableColumns.tombstone.map(quoted).getOrElse(lit(null).cast(BooleanType))): _*)
-    // The anchor lets the first operator read the watermark (it carries the marker, and is never late).
-    val unioned =
-      if (releaseByWatermark) streamSide.select(col("*"), WatermarkBypass.anchor).union(tableSide.select(col("*"), WatermarkBypass.anchor))
-      else streamSide.union(tableSide)
-
+    val sides = streamSide.union(tableSide)
+    val unioned = if (releaseByWatermark) ShardHeartbeats(sides, shards, In.names(In.Side), Heartbeat, In.ShardColumn) else sides
     val sequenceOut = Out.schema(streamSchema, tableValueSchema)
     val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
     val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
-    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut,
-      if (releaseByWatermark) GroupStateTimeout.ProcessingTimeTimeout() else GroupStateTimeout.NoTimeout())
+    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut)
 
     val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
     val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
@@ -135,16 +127,16 @@ private[sparksuppress] object StreamTableJoinPlan {
   private type Grouped[V] = KeyValueGroupedDataset[Array[Byte], V]
 
   /**
-   * `flatMapGroupsWithState` in append mode, from `initial` state if there is one; never with an event-time timeout,
-   * which Spark refuses before another stateful operator (`ChainedStateProbeSuite`, `ProcessingTimeChainProbeSuite`).
+   * `flatMapGroupsWithState` in append mode, from `initial` state if there is one, without timeouts: Spark refuses
+   * an event-time timeout before another stateful operator (`ChainedStateProbeSuite`), and a processing-time one
+   * makes it run a micro-batch on every trigger (`ProcessingTimeChainProbeSuite`); heartbeats do a timer's work.
    */
   private def withState(
       groups: Grouped[Row],
       initial: Option[Grouped[Array[Byte]]],
       fn: (Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row],
-      output: StructType,
-      timeout: GroupStateTimeout = GroupStateTimeout.NoTimeout()): DataFrame = {
-    val (state, out) = (Encoders.BINARY, Encoders.row(output))
+      output: StructType): DataFrame = {
+    val (state, out, timeout) = (Encoders.BINARY, Encoders.row(output), GroupStateTimeout.NoTimeout())
     initial match {
       case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(fn)(state, out)
       case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(state, out)

@@ -10,7 +10,8 @@ import io.github.sparksuppress.core.StreamTableJoinSpec
  *
  * @param explicitName the name the user gave, if any (it guards the operator's state in the checkpoint)
  * @param table        the table side's changelog, its columns, and the static versions it starts from
- * @param watermarkRelease buffered records also leave once the stream's watermark passes them (beyond Kafka)
+ * @param watermarkRelease buffered records also leave once the stream's watermark passes them (beyond Kafka; applies
+ *                         when the join has a grace period and the stream a watermark)
  */
 private[sparksuppress] final case class StreamTableJoinRequest(
     spec: StreamTableJoinSpec,
@@ -18,7 +19,7 @@ private[sparksuppress] final case class StreamTableJoinRequest(
     on: Seq[String],
     streamTimestamp: String,
     table: TableSide,
-    watermarkRelease: Boolean = false)
+    watermarkRelease: Boolean = true)
 
 /** The table side of a join: a streaming changelog, its event-time and tombstone columns, initial versions. */
 private[sparksuppress] final case class TableSide(

@@ -129,6 +129,40 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
     assert(restarted === uninterrupted)
   }
 
+  test("join -> aggregate_windowed: a starved shard's order is released on the watermark and counted, unless the join opts out") {
+    val orders = StructType(Seq(StructField("customer", StringType), StructField("order_ts", TimestampType)))
+    val tiers = StructType(Seq(StructField("customer", StringType), StructField("changed_at", TimestampType),
+      StructField("tier", StringType)))
+    // alice and bob are in different shards of two (the Kafka-rule assertion below fails otherwise).
+    def counted(joined: Joined): Seq[Seq[(String, Long, Long)]] = {
+      spark.conf.set("spark.sql.shuffle.partitions", "2")
+      val driver = TestDriver(spark)
+      try {
+        val o = driver.addInput("orders", orders, "order_ts", "0 seconds")
+        val t = driver.addInput("tiers", tiers, null, null)
+        driver.start(o
+          .transform(StreamTableJoin("customer", "order_ts", ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)), joined))
+          .transform(AggregateWindowed(Seq("customer"), "order_ts", TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(1000)),
+            Seq(count(lit(1)).as("n")), EmitStrategy.onWindowUpdate())))
+        def step(input: String, r: Row) = driver.stepInput(input, Seq(r))
+          .map(o => (o.getString(0), o.getStruct(1).getTimestamp(0).getTime, o.getLong(2)))
+        Seq(
+          step("tiers", Row("alice", new Timestamp(0), "silver")),
+          step("orders", Row("alice", new Timestamp(100))),
+          step("orders", Row("bob", new Timestamp(200))),
+          step("tiers", Row("zed", new Timestamp(0), "bronze")),
+          step("orders", Row("bob", new Timestamp(300))))
+      } finally {
+        driver.stop()
+        spark.conf.set("spark.sql.shuffle.partitions", "1")
+      }
+    }
+    assert(counted(Joined.left().withGracePeriod(Duration.ofMillis(10))) ===
+      Seq(Nil, Nil, Nil, Seq(("alice", 0L, 1L)), Seq(("bob", 0L, 1L))))
+    assert(counted(Joined.left().withGracePeriod(Duration.ofMillis(10)).withoutWatermarkRelease()) ===
+      Seq(Nil, Nil, Nil, Nil, Seq(("bob", 0L, 1L))), "Kafka's rule: alice's order waits for an order of its own shard")
+  }
+
   test("options beyond Kafka that only stand-alone operators implement are refused in a chain, not ignored") {
     val driver = TestDriver(spark, schema, "ts")
     val counts = AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
