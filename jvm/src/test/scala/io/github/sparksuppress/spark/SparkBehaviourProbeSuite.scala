@@ -63,15 +63,19 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       Seq("a" -> 0L, "a" -> 1L, "b" -> 1L, "c" -> 0L, "d" -> 5L, "e" -> 2L))
   }
 
-  test("a restarted query runs no micro-batch until input arrives, though an operator has processing-time timeouts") {
-    val session = spark
-    import session.implicits._
-    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
+  /** A stream of `Ev`s, watermarked (through the bypass) and grouped by key into `fn`. */
+  private def grouped(timeout: GroupStateTimeout)(fn: (String, Iterator[Row], GroupState[Long]) => Iterator[String])
+      : (MemoryStream[Ev], Dataset[String]) = {
+    val input = MemoryStream[Ev](Encoders.product[Ev], spark)
     val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
-    val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.ProcessingTimeTimeout()) {
-        (key: String, rows: Iterator[Row], state: GroupState[Long]) => state.setTimeoutDuration(1L); rows.map(_ => key)
-      }(Encoders.scalaLong, Encoders.STRING)
+    (input, df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
+      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.scalaLong, Encoders.STRING))
+  }
+
+  test("a restarted query runs no micro-batch until input arrives, though an operator has processing-time timeouts") {
+    val (input, out) = grouped(GroupStateTimeout.ProcessingTimeTimeout()) {
+      (key: String, rows: Iterator[Row], state: GroupState[Long]) => state.setTimeoutDuration(1L); rows.map(_ => key)
+    }
     val checkpoint = tempDir("probe-restart")
     def start(intervalMs: Long) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => { b.collect(); () })
       .option("checkpointLocation", checkpoint).trigger(Trigger.ProcessingTime(intervalMs)).start()
@@ -102,19 +106,16 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
   test("processAllAvailable runs the no-data batch, so timeouts due after a step fire within that step") {
     val session = spark
     import session.implicits._
-    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
-    val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
-    val out = df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.EventTimeTimeout()) {
-        (key: String, rows: Iterator[Row], state: GroupState[Long]) =>
-          if (state.hasTimedOut) { state.remove(); Iterator(s"$key timed out at ${state.getCurrentWatermarkMs()}") }
-          else {
-            val max = rows.map(_.getAs[Timestamp]("ts").getTime).max
-            state.update(max)
-            state.setTimeoutTimestamp(max + 999) // fires once the watermark passes max + 999
-            Iterator.empty
-          }
-      }(Encoders.scalaLong, Encoders.STRING)
+    val (input, out) = grouped(GroupStateTimeout.EventTimeTimeout()) {
+      (key: String, rows: Iterator[Row], state: GroupState[Long]) =>
+        if (state.hasTimedOut) { state.remove(); Iterator(s"$key timed out at ${state.getCurrentWatermarkMs()}") }
+        else {
+          val max = rows.map(_.getAs[Timestamp]("ts").getTime).max
+          state.update(max)
+          state.setTimeoutTimestamp(max + 999) // fires once the watermark passes max + 999
+          Iterator.empty
+        }
+    }
     val q = out.writeStream.format("memory").queryName("probe_nodata").outputMode("append").start()
     try {
       input.addData(Ev("a", new Timestamp(0)))
