@@ -254,3 +254,32 @@ def test_release_on_watermark_is_a_bool(spark):
         ss.join_versioned(stream, table, grace=10, release_on_watermark="yes", **common)
     # Without a grace period or a watermark on the stream there is nothing to release on: the join builds.
     assert ss.join_versioned(stream, table, release_on_watermark=True, **common).isStreaming
+
+
+@pytest.mark.parametrize("idle", [timedelta(milliseconds=200), None])
+def test_idle_timeout_releases_waiting_records_when_the_stream_stops(spark, idle):
+    d = TestDriver(spark)
+    stream = d.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount LONG", timestamp="order_ts")
+    table = d.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
+    d.start(ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
+                              grace=1000, history_retention=60000, how="left", idle_timeout=idle))
+    try:
+        d.step([("alice", at(0), "silver")], input="tiers")
+        assert d.step([("alice", at(1500), 1)], input="orders") == []
+        out = [(r["customer"], r["tier"]) for r in d.idle(timedelta(milliseconds=600))]
+        assert out == ([("alice", "silver")] if idle else []), "1500 + 1000 <= 1500 + at least 600 ms of idle time"
+    finally:
+        d.stop()
+
+
+def test_idle_timeout_needs_a_grace_period(spark):
+    d = TestDriver(spark)
+    stream = d.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount LONG", timestamp="order_ts")
+    table = d.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
+    with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
+        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
+                          idle_timeout="soon")
+    with pytest.raises(IllegalArgumentException, match=r"idle_timeout=timedelta\(milliseconds=200\) moves .*no grace period.*pass grace"):
+        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
+                          idle_timeout=timedelta(milliseconds=200))
+    d.stop()

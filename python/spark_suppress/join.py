@@ -27,6 +27,7 @@ def join_versioned(
     initial_versions: Optional["DataFrame"] = None,
     name: Optional[str] = None,
     release_on_watermark: bool = True,
+    idle_timeout: Optional[Duration] = None,
 ) -> "DataFrame":
     """Join each stream record with the table's version valid at the record's own timestamp.
 
@@ -45,6 +46,11 @@ def join_versioned(
     shard that gets no more stream records does not keep its records; it leaves in the next micro-batch that reads
     data. Where Kafka would emit, its timing is unchanged. ``release_on_watermark=False`` keeps Kafka's rule only
     (records leave with later stream records of their own shard).
+
+    ``idle_timeout=timedelta(...)`` (beyond Kafka; needs ``grace``, the release on the watermark and a watermarked
+    stream): once a shard's stream time has not moved for that much wall-clock time, its release time runs on with
+    the wall clock, so waiting records leave although no record arrives. Not deterministic; needs a processing-time
+    trigger (``trigger(processingTime=...)``). See docs/join.md.
     """
     if not isinstance(how, str):
         raise TypeError(f"how must be 'inner' or 'left', got {how!r}")
@@ -68,6 +74,7 @@ def join_versioned(
         "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
         "name": name,
         "releaseOnWatermark": release_on_watermark,
+        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
     }
     if _connect.same_transport({"stream_df": stream_df, "table_df": table_df, "initial_versions": initial_versions}):
         return _connect.join_versioned(stream_df, table_df, initial_versions, spec)

@@ -12,7 +12,8 @@ final case class Joined private (
     joinType: JoinType,
     gracePeriod: Option[Duration],
     name: Option[String],
-    watermarkRelease: Boolean = true) {
+    watermarkRelease: Boolean = true,
+    idleTimeout: Option[Duration] = None) {
 
   /**
    * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
@@ -31,6 +32,17 @@ final case class Joined private (
    * its records; where Kafka would emit, its timing is the same either way (docs/join.md, "Release on watermark").
    */
   def withoutWatermarkRelease(): Joined = copy(watermarkRelease = false)
+
+  /**
+   * Idle progress (beyond Kafka; needs a grace period, the release on the watermark and a watermarked stream): once a
+   * shard's stream time (the watermark, or its own stream records) has not moved for `idleTimeout` of wall-clock
+   * time, the grace buffer's release time runs on with the wall clock, so waiting records leave although no record
+   * arrives. Not deterministic, and needs a processing-time trigger: see docs/join.md, "Idle progress".
+   */
+  def withIdleTimeout(idleTimeout: Duration): Joined = {
+    Durations.idleTimeout(idleTimeout)
+    copy(idleTimeout = Some(idleTimeout))
+  }
 
   /** Names the operator: its metrics are reported under this name, and its state is checked against it. */
   def withName(name: String): Joined = copy(name = Some(Suppressed.checkName(name)))

@@ -36,9 +36,20 @@ final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table
     if (table == null) throw new IllegalArgumentException("stream-table join: table must not be null.")
     if (joined == null) throw new IllegalArgumentException("stream-table join: joined must not be null; use Joined.inner() or Joined.left().")
     val name = joined.name.getOrElse(s"join-${StreamTableJoin.unnamed.incrementAndGet()}")
-    StreamTableJoinRequest(spec(name), joined.name, on, streamTimestamp,
+    val s = spec(name)
+    val idleMs = joined.idleTimeout.map(Durations.idleTimeout)
+    if (idleMs.isDefined && (s.graceMs.isEmpty || !joined.watermarkRelease)) {
+      val option = Spelling.choose(s"idleTimeout = ${joined.idleTimeout.get}", s"idle_timeout=${joined.idleTimeout.get}")
+      val fix = Spelling.choose("give the join a grace period (withGracePeriod) and keep the release on the watermark",
+        "pass grace and keep release_on_watermark=True")
+      throw new IllegalArgumentException(
+        s"stream-table join '$name': $option moves the release of records waiting in the grace buffer on when input " +
+          s"stops, but ${if (s.graceMs.isEmpty) "the join has no grace period, so nothing waits" else "the release on the watermark is off"}. " +
+          s"To use it, $fix; or drop the ${Spelling.choose("idleTimeout", "idle_timeout")} argument.")
+    }
+    StreamTableJoinRequest(s, joined.name, on, streamTimestamp,
       TableSide(table.changelog, table.timestamp, table.tombstone, table.initialVersions),
-      watermarkRelease = joined.watermarkRelease)
+      watermarkRelease = joined.watermarkRelease, idleTimeoutMs = idleMs)
   }
 
   /** The join's rules. The core owns the rules tying grace to the table's history; this adds the fix in the user's words. */

@@ -102,7 +102,8 @@ object PythonFacade {
   /**
    * Builds a stream-table join. `specJson` holds: on (list), streamTimestamp, tableTimestamp, graceMs (null for
    * none), historyRetentionMs (null: a non-versioned table), how ("inner" or "left"), tombstone (null or a
-   * column) and name (null or a string). `initialVersions` is a static DataFrame, or null.
+   * column), name (null or a string), releaseOnWatermark and idleTimeoutMs (null or ms). `initialVersions` is a
+   * static DataFrame, or null.
    */
   def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
@@ -114,7 +115,8 @@ object PythonFacade {
     val base = Joined.forHow(spec.get("how").asText())
     val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
     val named = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
-    val joined = if (optional(spec, "releaseOnWatermark").exists(!_.asBoolean())) named.withoutWatermarkRelease() else named
+    val timed = idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named)
+    val joined = if (optional(spec, "releaseOnWatermark").exists(!_.asBoolean())) timed.withoutWatermarkRelease() else timed
     val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
     StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
   }

@@ -121,6 +121,61 @@ class IdleProgressSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  private val orders = StructType(Seq(
+    StructField("customer", StringType), StructField("order_ts", TimestampType), StructField("amount", LongType)))
+  private val tiers = StructType(Seq(
+    StructField("customer", StringType), StructField("changed_at", TimestampType), StructField("tier", StringType)))
+
+  private def join(name: String, idle: Option[Duration]): TestDriver = {
+    val d = TestDriver(spark)
+    val o = d.addInput("orders", orders, "order_ts", "0 seconds")
+    val t = d.addInput("tiers", tiers, null, null)
+    val joined = Joined.left().withGracePeriod(ms(1000)).withName(name)
+    d.start(o.transform(StreamTableJoin("customer", "order_ts", ChangelogTable.versioned(t, "changed_at", ms(60000)),
+      idle.map(joined.withIdleTimeout).getOrElse(joined))))
+  }
+  private def orderTier(rows: Seq[Row]): Seq[(String, Long, String)] =
+    rows.map(r => (r.getString(0), r.getTimestamp(1).getTime, r.getString(3))).sorted
+
+  test("join: when the stream stops, records waiting in the grace buffer leave on the idle clock; a restart mid-idle loses and repeats nothing") {
+    val d = join("idle-join", Some(Idle))
+    try {
+      d.stepInput("tiers", Seq(Row("alice", ts(0), "silver"), Row("bob", ts(0), "gold")))
+      assert(d.stepInput("orders", Seq(Row("alice", ts(1500), 1L), Row("bob", ts(3000), 2L))) === Nil, "both wait 1 s of stream time")
+      val first = orderTier(d.idle(ms(600)))
+      assert(first.contains(("alice", 1500L, "silver")), "1500 + 1000 <= 3000 + at least 600 ms of idle time")
+      d.restart() // bob's order needs 1 s of idle time
+      // Spark runs no micro-batch after a restart until input arrives: a table write lets the idle period go on.
+      val second = orderTier(d.advance() ++ d.stepInput("tiers", Seq(Row("carol", ts(0), "bronze"))) ++ d.idle(ms(1100)))
+      assert((first ++ second).sorted === Seq(("alice", 1500L, "silver"), ("bob", 3000L, "gold")), "each order once")
+    } finally d.stop()
+  }
+
+  test("join without an idle timeout: a record waiting in the grace buffer stays while the stream is quiet") {
+    val d = join("no-idle-join", None)
+    try {
+      d.stepInput("tiers", Seq(Row("alice", ts(0), "silver")))
+      assert(d.stepInput("orders", Seq(Row("alice", ts(1500), 1L))) === Nil)
+      assert(d.idle(ms(600)) === Nil)
+    } finally d.stop()
+  }
+
+  test("join: an idle timeout needs a grace period and the release on the watermark, naming the parameter and fix") {
+    val d = TestDriver(spark)
+    try {
+      val o = d.addInput("orders", orders, "order_ts", "0 seconds")
+      val t = ChangelogTable.versioned(d.addInput("tiers", tiers, null, null), "changed_at", ms(60000))
+      val noGrace = intercept[IllegalArgumentException](
+        o.transform(StreamTableJoin("customer", "order_ts", t, Joined.left().withName("j").withIdleTimeout(Idle))))
+      assert(noGrace.getMessage.contains("stream-table join 'j': idleTimeout = PT0.2S moves the release") &&
+        noGrace.getMessage.contains("the join has no grace period"), noGrace.getMessage)
+      val p = intercept[IllegalArgumentException](Spelling.forPython(o.transform(StreamTableJoin("customer", "order_ts", t,
+        Joined.left().withGracePeriod(ms(10)).withoutWatermarkRelease().withIdleTimeout(Idle)))))
+      assert(p.getMessage.contains("idle_timeout=timedelta(milliseconds=200) moves") &&
+        p.getMessage.contains("keep release_on_watermark=True"), p.getMessage)
+    } finally d.stop()
+  }
+
   test("idle timeouts must be positive; a wall-clock time limit refuses one; both name the parameter, value and fix") {
     val s = Suppress("key", "ts", Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded()))
     assert(intercept[IllegalArgumentException](s.withIdleTimeout(ms(0))).getMessage.contains("idleTimeout must be > 0, got PT0S"))

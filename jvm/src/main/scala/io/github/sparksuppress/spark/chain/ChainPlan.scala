@@ -62,6 +62,7 @@ object ChainPlan {
         case ChainStep.WindowedAggregateStep(r) if r.emitLate => Some("emitting late records")
         case ChainStep.SuppressStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
         case ChainStep.WindowedAggregateStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
+        case ChainStep.JoinStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
         case _ => None
       }
       option.foreach { o =>

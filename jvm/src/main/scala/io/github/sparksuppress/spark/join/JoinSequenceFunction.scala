@@ -18,6 +18,8 @@ import io.github.sparksuppress.spark.common._
  * @param streamValueColumns indices of the stream's other columns but the event time (for the buffered size)
  * @param releaseByWatermark the join has a grace period and the stream a watermark: buffered records also leave
  *                           once it passes them, and every shard is called in each micro-batch ([[ShardHeartbeats]])
+ * @param idleTimeoutMs      (with the release on the watermark) a quiet shard releases at its [[IdleClock]]'s time;
+ *                           a shard holding records is then called in every micro-batch, with input or not
  */
 private[sparksuppress] final case class JoinParams(
     operatorName: String,
@@ -27,7 +29,8 @@ private[sparksuppress] final case class JoinParams(
     tableValueSchema: StructType,
     streamKeyColumns: Array[Int],
     streamValueColumns: Array[Int],
-    releaseByWatermark: Boolean = false)
+    releaseByWatermark: Boolean = false,
+    idleTimeoutMs: Option[Long] = None)
 
 /**
  * The join's first stateful operator, called once per shard: it runs the shard's [[StreamTableSequencer]] over
@@ -45,7 +48,11 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
   override def apply(shard: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val counts = if (metrics == null) new StreamTableJoinMetrics else new JoinMetricsSampler(metrics)
     val sequencer = new StreamTableSequencer[Array[Byte], Row, Row](p.spec, counts)(KeyOps.bytes)
-    state.getOption.foreach(JoinShardState.read(_, sequencer, p.explicitName, p.operatorName, streamRows))
+    val clock = state.getOption match {
+      case Some(bytes) => JoinShardState.read(bytes, sequencer, p.explicitName, p.operatorName, streamRows, p.idleTimeoutMs)
+      case None => p.idleTimeoutMs.map(new IdleClock(_))
+    }
+    val clockBefore = clock.map(_.fields)
 
     val out = new ArrayBuffer[Row]()
     val sink = new JoinSequence[Array[Byte], Row, Row] {
@@ -57,10 +64,22 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
 
     // The watermark is the previous micro-batch's: what it releases goes before this batch's records, as
     // Kafka would have released it before processing them.
-    if (p.releaseByWatermark) sequencer.release(state.getCurrentWatermarkMs(), sink)
+    val batch = rows.filter(_.getInt(In.Side) != Heartbeat).toArray
+    val nowMs = state.getCurrentProcessingTimeMs()
+    if (p.releaseByWatermark) {
+      val watermark = state.getCurrentWatermarkMs()
+      val holds = sequencer.buffer.exists(!_.isEmpty)
+      // The shard's own stream records are stream time too: idle means neither they nor the watermark moved.
+      val seen = math.max(watermark, sequencer.streamSeen)
+      val time = clock match {
+        case Some(c) if holds || batch.nonEmpty => c.advance(seen, nowMs)
+        case Some(c) => c.observe(seen, nowMs); watermark
+        case None => watermark
+      }
+      sequencer.release(time, sink)
+    }
 
     val released = out.length
-    val batch = rows.filter(_.getInt(In.Side) != Heartbeat).toArray
     java.util.Arrays.sort(batch, BySideThenArrival)
     batch.foreach { row =>
       val key = row.getAs[Array[Byte]](In.Key)
@@ -77,9 +96,13 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
 
     // A non-versioned join without grace period has nothing to remember across batches; a heartbeat that released
     // nothing changed nothing.
-    if ((sequencer.tableTime.isDefined || sequencer.buffer.isDefined) && (batch.nonEmpty || released > 0)) {
-      state.update(JoinShardState.write(sequencer, p.explicitName, streamRows))
+    clock.foreach(_.observe(sequencer.streamSeen, nowMs))
+    if ((sequencer.tableTime.isDefined || sequencer.buffer.isDefined) &&
+        (batch.nonEmpty || released > 0 || clock.map(_.fields) != clockBefore)) {
+      state.update(JoinShardState.write(sequencer, p.explicitName, streamRows, clock))
     }
+    // Called in every micro-batch (1 ms: the next one) while records wait: the idle clock may release them.
+    if (clock.isDefined && sequencer.buffer.exists(!_.isEmpty)) state.setTimeoutDuration(1L)
     if (metrics != null) {
       metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
       metrics.count("expired-table-writes", counts.expiredTableWrites)

@@ -11,15 +11,17 @@ import io.github.sparksuppress.spark.common._
  *
  * {{{
  *   header (StateHeader) | table time (zig-zag) | has buffer (byte) [| stream row descriptor | buffer entries]
- *     [| largest stream timestamp seen (zig-zag)]
+ *     [| largest stream timestamp seen (zig-zag)] [| the idle clock (IdleClock.write)]
  * }}}
  *
- * The last field came later; state written without it reads as the buffer's stream time.
+ * The last fields came later: state written without the largest timestamp reads it as the buffer's stream time; the
+ * idle clock is written only with an idle timeout, and state without it starts a fresh clock.
  */
 private[spark] object JoinShardState {
   val Format: Int = 1
 
-  def write(s: StreamTableSequencer[Array[Byte], Row, Row], name: Option[String], rows: RowCodec): Array[Byte] = {
+  def write(s: StreamTableSequencer[Array[Byte], Row, Row], name: Option[String], rows: RowCodec,
+      clock: Option[IdleClock] = None): Array[Byte] = {
     val out = new ByteWriter(64 + s.buffer.fold(0)(_.numRecords) * 64)
     StateHeader.write(out, Format, name)
     out.writeZigZag(s.tableTime.fold(TableStreamTime.None)(_.time))
@@ -31,6 +33,7 @@ private[spark] object JoinShardState {
       case None => out.writeByte(0)
     }
     out.writeZigZag(s.streamSeen)
+    clock.foreach(IdleClock.write(_, out))
     out.toByteArray
   }
 
@@ -43,14 +46,16 @@ private[spark] object JoinShardState {
     out.toByteArray
   }
 
-  /** Restores stored state into a fresh sequencer. A buffer stored by a join that has no grace period any more
-   *  is refused rather than dropped, since its records would be lost. */
+  /** Restores stored state into a fresh sequencer; returns the shard's idle clock when `idleTimeoutMs` is set. A
+   *  buffer stored by a join that has no grace period any more is refused rather than dropped, since its records
+   *  would be lost. */
   def read(
       bytes: Array[Byte],
       into: StreamTableSequencer[Array[Byte], Row, Row],
       name: Option[String],
       operator: String,
-      rows: RowCodec): Unit = {
+      rows: RowCodec,
+      idleTimeoutMs: Option[Long] = None): Option[IdleClock] = {
     val in = new ByteReader(bytes)
     StateHeader.read(in, Format, name, operator, "join state")
     val tableTime = in.readZigZag()
@@ -72,5 +77,6 @@ private[spark] object JoinShardState {
     }
     into.streamSeen =
       if (in.remaining > 0) in.readZigZag() else into.buffer.fold(TableStreamTime.None)(_.streamTime)
+    IdleClock.readStored(in.remaining > 0, idleTimeoutMs, in)
   }
 }

@@ -87,8 +87,13 @@ private[sparksuppress] object StreamTableJoinPlan {
     // Without a grace period nothing waits, and without a watermark on the stream there is nothing to release on.
     val releaseByWatermark = j.watermarkRelease && spec.graceMs.isDefined &&
       stream.schema.fields.exists(WatermarkBypass.hasMarker)
+    if (j.idleTimeoutMs.isDefined && !releaseByWatermark) {
+      throw new IllegalArgumentException(
+        s"$operator: an idle timeout moves the release of waiting records on from the stream's watermark, but the " +
+          s"stream has none. Add one, e.g. stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\").")
+    }
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
-      releaseByWatermark)
+      releaseByWatermark, j.idleTimeoutMs)
     // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
     val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
       tombstone.map(tableSchema(_).name), tableValueSchema)
@@ -115,28 +120,34 @@ private[sparksuppress] object StreamTableJoinPlan {
     val sequenceOut = Out.schema(streamSchema, tableValueSchema)
     val shardGroups = unioned.groupBy(col(In.ShardColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(unioned.schema))
     val sequenceFn = new JoinSequenceFunction(params, op.accumulator)
-    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut)
+    // With an idle timeout the shards are called on the wall clock too, also in batches without input (docs/join.md).
+    val shardTimeout = if (j.idleTimeoutMs.isDefined) GroupStateTimeout.ProcessingTimeTimeout() else GroupStateTimeout.NoTimeout()
+    val sequenced = withState(shardGroups, seed.flatMap(_.shardState(columns, j.explicitName, spec)), sequenceFn, sequenceOut,
+      shardTimeout)
 
     val outputSchema = StructType(streamSchema.fields ++ tableValueSchema.fields.map(_.copy(nullable = true)))
     val keyGroups = sequenced.groupBy(col(Out.KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenceOut))
     val lookupFn = new JoinLookupFunction(params, op.accumulator)
-    val joined = withState(keyGroups, seed.map(_.keyState(columns, j.explicitName, spec, op.accumulator)), lookupFn, outputSchema)
+    val joined = withState(keyGroups, seed.map(_.keyState(columns, j.explicitName, spec, op.accumulator)), lookupFn, outputSchema,
+      GroupStateTimeout.NoTimeout())
     joined.observe(op.observationName, count(lit(1)).as("emitted"))
   }
 
   private type Grouped[V] = KeyValueGroupedDataset[Array[Byte], V]
 
   /**
-   * `flatMapGroupsWithState` in append mode, from `initial` state if there is one, without timeouts: Spark refuses
-   * an event-time timeout before another stateful operator (`ChainedStateProbeSuite`), and a processing-time one
-   * makes it run a micro-batch on every trigger (`ProcessingTimeChainProbeSuite`); heartbeats do a timer's work.
+   * `flatMapGroupsWithState` in append mode, from `initial` state if there is one. No timeouts but for an idle
+   * timeout: Spark refuses an event-time timeout before another stateful operator (`ChainedStateProbeSuite`), and a
+   * processing-time one makes it run a micro-batch on every trigger (`ProcessingTimeChainProbeSuite`), which only an
+   * idle timeout wants; otherwise heartbeats do a timer's work.
    */
   private def withState(
       groups: Grouped[Row],
       initial: Option[Grouped[Array[Byte]]],
       fn: (Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row],
-      output: StructType): DataFrame = {
-    val (state, out, timeout) = (Encoders.BINARY, Encoders.row(output), GroupStateTimeout.NoTimeout())
+      output: StructType,
+      timeout: GroupStateTimeout): DataFrame = {
+    val (state, out) = (Encoders.BINARY, Encoders.row(output))
     initial match {
       case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(fn)(state, out)
       case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(state, out)

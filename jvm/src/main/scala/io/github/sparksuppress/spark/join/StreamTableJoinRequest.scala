@@ -12,6 +12,7 @@ import io.github.sparksuppress.core.StreamTableJoinSpec
  * @param table        the table side's changelog, its columns, and the static versions it starts from
  * @param watermarkRelease buffered records also leave once the stream's watermark passes them (beyond Kafka; applies
  *                         when the join has a grace period and the stream a watermark)
+ * @param idleTimeoutMs    (with the release on the watermark) a quiet shard's release time runs on with the wall clock
  */
 private[sparksuppress] final case class StreamTableJoinRequest(
     spec: StreamTableJoinSpec,
@@ -19,7 +20,8 @@ private[sparksuppress] final case class StreamTableJoinRequest(
     on: Seq[String],
     streamTimestamp: String,
     table: TableSide,
-    watermarkRelease: Boolean = true)
+    watermarkRelease: Boolean = true,
+    idleTimeoutMs: Option[Long] = None)
 
 /** The table side of a join: a streaming changelog, its event-time and tombstone columns, initial versions. */
 private[sparksuppress] final case class TableSide(
