@@ -2,7 +2,8 @@
 
 1. Alerting on final results, the example of Kafka's suppress blog post: events in 2-minute windows with a 2-minute
    grace period, a count per user, an alert when a window's final count is below 4. Late and out-of-order events
-   keep changing the counts; the raw updates would raise false alarms, the final results do not.
+   keep changing the counts; the raw updates would raise false alarms, the final results do not. Then the events
+   stop: with ``idle_timeout`` the last window still closes, and its final count (and alert) still comes out.
 2. User sessions with a 30-second inactivity gap, summarised once each session is over.
 3. Rate limiting: sensor readings every second, let out at most once per 10 seconds per device.
 4. Orders joined with a customer-tier changelog whose updates arrive late: without a grace period some orders see
@@ -11,7 +12,7 @@
    window -> final results only.
 
 Everything runs in local mode on files the demo writes to a temporary directory, with Spark's file source and
-``availableNow`` triggers, and exits by itself.
+``availableNow`` triggers (a processing-time trigger for the quiet ending), and exits by itself.
 """
 
 from __future__ import annotations
@@ -134,6 +135,44 @@ def demo_alerting(spark, work: str) -> None:
           "the final results alert only where the final count is below 4.")
     dropped = ss.metrics(counting)["login-counts"]["dropped-records-total"]
     print(f"Records later than the grace period, dropped and counted (dropped-records-total): {dropped:.0f}")
+
+
+def demo_quiet_ending(spark, work: str) -> None:
+    import spark_suppress as ss
+    from pyspark.sql import functions as F
+
+    _title("1b. When the events stop (10-second windows, 2-second grace, idle_timeout of 1 second)")
+    events_dir = os.path.join(work, "quiet-logins")
+    _write_batches(events_dir, [[{"user": u, "ts": _at(s)} for u, s in
+                                 [("bob", 1), ("ann", 2), ("bob", 3), ("ann", 5), ("bob", 6), ("bob", 8), ("bob", 9)]]])
+    logins = spark.readStream.schema("user STRING, ts TIMESTAMP").json(events_dir).withWatermark("ts", "0 seconds")
+    windows = ss.TimeWindows.of_size_and_grace(timedelta(seconds=10), timedelta(seconds=2))
+    # No event comes after 09:00:09, so stream time would stay there and the window [09:00:00, 09:00:10) would never
+    # close. With idle_timeout, stream time runs on with the wall clock once the input has been quiet for a second.
+    finals = ss.aggregate_windowed(logins, key="user", timestamp="ts", windows=windows,
+                                   aggregations=[F.count("*").alias("logins")],
+                                   emit=ss.EmitStrategy.on_window_close(), idle_timeout=timedelta(seconds=1))
+    # idle_timeout needs micro-batches without input: a processing-time trigger (docs/emit.md).
+    query = (finals.writeStream.format("memory").queryName("quiet_finals")
+             .trigger(processingTime="200 milliseconds").start())
+    try:
+        started = time.time()
+        rows = []
+        while len(rows) < 2 and time.time() - started < 120 and query.isActive:
+            time.sleep(0.2)
+            rows = spark.table("quiet_finals").collect()
+        waited = time.time() - started
+    finally:
+        query.stop()
+    print(f"{'user':<5} {'window':<9} {'final':>5}  alert")
+    for r in sorted(rows, key=lambda r: r["user"]):
+        print(f"{r['user']:<5} {_hm(r['window']['start']):<9} {r['logins']:>5}  {'ALERT' if r['logins'] < 4 else ''}")
+    if len(rows) < 2:
+        print(f"Only {len(rows)} of the 2 final counts came within {waited:.0f} s.")
+    else:
+        print(f"The last event was at 09:00:09; {waited:.1f} s after the query started, with no event since, the\n"
+              "window closed and the final counts (and ann's alert) came out. Without idle_timeout they would wait for\n"
+              "the next event.")
 
 
 # 2. sessions
@@ -315,6 +354,7 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="spark-suppress-demo-")
     try:
         demo_alerting(spark, work)
+        demo_quiet_ending(spark, work)
         demo_sessions(spark, work)
         demo_rate_limit(spark, work)
         demo_join(spark, work)
