@@ -152,7 +152,7 @@ def demo_quiet_ending(spark, work: str) -> None:
     finals = ss.aggregate_windowed(logins, key="user", timestamp="ts", windows=windows,
                                    aggregations=[F.count("*").alias("logins")],
                                    emit=ss.EmitStrategy.on_window_close(), idle_timeout=timedelta(seconds=1))
-    # idle_timeout needs micro-batches without input: a processing-time trigger (docs/emit.md).
+    # idle_timeout needs micro-batches without input: a processing-time trigger (docs/suppress.md, "Which trigger").
     query = (finals.writeStream.format("memory").queryName("quiet_finals")
              .trigger(processingTime="200 milliseconds").start())
     try:
@@ -163,6 +163,10 @@ def demo_quiet_ending(spark, work: str) -> None:
             rows = spark.table("quiet_finals").collect()
         waited = time.time() - started
     finally:
+        # Stopping in the middle of a micro-batch makes Spark log the aborted batch; stop between two.
+        deadline = time.time() + 10
+        while query.isActive and query.status["isTriggerActive"] and time.time() < deadline:
+            time.sleep(0.01)
         query.stop()
     print(f"{'user':<5} {'window':<9} {'final':>5}  alert")
     for r in sorted(rows, key=lambda r: r["user"]):
