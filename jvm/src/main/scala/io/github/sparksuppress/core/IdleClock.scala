@@ -53,6 +53,14 @@ final class IdleClock(val timeoutMs: Long) {
     if (own > base) { reached = own; own } else base
   }
 
+  /**
+   * The stream time a group runs at when the usual one is `base`: [[advance]] when the result `decides` something
+   * (the group holds or receives records); otherwise `base`, only observed, so that no mark is raised which the
+   * group would have to remember.
+   */
+  def runAt(base: Long, nowMs: Long, decides: Boolean): Long =
+    if (decides) advance(base, nowMs) else { observe(base, nowMs); base }
+
   /** True while the group has run ahead of `watermark`: its state (if only this clock) must be kept. */
   def aheadOf(watermark: Long): Boolean = reached > watermark
 

@@ -45,6 +45,15 @@ class IdleClockSuite extends AnyFunSuite {
     assert(!c.aheadOf(100), "nothing was decided at the idle stream time")
   }
 
+  test("runAt advances when the group decides something, and otherwise only observes and runs at the base") {
+    val c = new IdleClock(200)
+    c.runAt(100, 0, decides = true)
+    assert(c.runAt(100, 1000, decides = false) === 100, "nothing to decide: the base")
+    assert(!c.aheadOf(100), "and no mark to remember")
+    assert(c.runAt(100, 1000, decides = true) === 1100, "something to decide: the idle stream time")
+    assert(c.aheadOf(1099))
+  }
+
   test("a wall clock that went back (a restart on another machine) is not idle") {
     val c = new IdleClock(200)
     c.advance(100, 5000)

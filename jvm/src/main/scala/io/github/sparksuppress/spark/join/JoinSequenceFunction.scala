@@ -68,14 +68,9 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     val nowMs = state.getCurrentProcessingTimeMs()
     if (p.releaseByWatermark) {
       val watermark = state.getCurrentWatermarkMs()
-      val holds = sequencer.buffer.exists(!_.isEmpty)
       // The shard's own stream records are stream time too: idle means neither they nor the watermark moved.
-      val seen = math.max(watermark, sequencer.streamSeen)
-      val time = clock match {
-        case Some(c) if holds || batch.nonEmpty => c.advance(seen, nowMs)
-        case Some(c) => c.observe(seen, nowMs); watermark
-        case None => watermark
-      }
+      val time = clock.fold(watermark)(_.runAt(math.max(watermark, sequencer.streamSeen), nowMs,
+        decides = sequencer.buffer.exists(!_.isEmpty) || batch.nonEmpty))
       sequencer.release(time, sink)
     }
 

@@ -71,9 +71,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val now = (p.clock, idleClock) match {
       case (SuppressionClock.ProcessingTime, _) => state.getCurrentProcessingTimeMs()
       case (_, None) => watermark
-      // A group with nothing to decide only observes: a stream time it ran at must be remembered (see IdleClock).
-      case (_, Some(c)) if buffer.isEmpty && batch.isEmpty => c.observe(watermark, state.getCurrentProcessingTimeMs()); watermark
-      case (_, Some(c)) => c.advance(watermark, state.getCurrentProcessingTimeMs())
+      case (_, Some(c)) => c.runAt(watermark, state.getCurrentProcessingTimeMs(), decides = !buffer.isEmpty || batch.nonEmpty)
     }
     // Kafka samples a buffer when it is opened: here, the first time this run sees the shard.
     if (p.sharded && restoredEpoch != p.epoch) suppressor.sample()

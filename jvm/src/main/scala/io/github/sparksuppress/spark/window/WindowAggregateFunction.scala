@@ -48,12 +48,7 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     val sink = new OutputSink(key)
     val nowMs = state.getCurrentProcessingTimeMs()
     val clockBefore = clock.map(_.fields)
-    val start = clock match {
-      case None => watermark
-      // A key with nothing to decide only observes: a stream time it ran at must be remembered (see IdleClock).
-      case Some(c) if windows.isEmpty && batch.isEmpty => c.observe(watermark, nowMs); watermark
-      case Some(c) => c.advance(watermark, nowMs)
-    }
+    val start = clock.fold(watermark)(_.runAt(watermark, nowMs, decides = !windows.isEmpty || batch.nonEmpty))
 
     aggregator.closeDue(start, sink)
     var predropped = 0L
