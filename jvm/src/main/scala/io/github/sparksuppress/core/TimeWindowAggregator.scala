@@ -43,16 +43,29 @@ final class TimeWindowAggregator[V, B](
   }
 
   /**
-   * Applies a partial aggregate of `records` records that fell into the window starting at `start` (combined
-   * before the shuffle; their largest timestamp is `maxTs`). Equivalent to adding them one by one when the
-   * aggregation is a monoid whose `merge` combines partial buffers: all of them are dropped if the window is
-   * closed at `streamTime`, else merged into it.
+   * Applies a partial aggregate of `records` records combined before the shuffle (their largest timestamp is
+   * `maxTs`): of the window starting at `start`, or with `slice`, of the slice `[start, start + advance)`, which
+   * every window containing it takes whole ([[TimeWindowPartials]]). Equivalent to adding the records one by one
+   * when the aggregation is a monoid whose `merge` combines partial buffers: a window closed at `streamTime` drops
+   * all of them, an open one merges them.
    */
-  def addPartial(start: Long, partial: B, maxTs: Long, records: Long, streamTime: Long): Unit = {
+  def addPartial(start: Long, slice: Boolean, partial: B, maxTs: Long, records: Long, streamTime: Long): Unit =
+    if (!slice) mergeInto(start, partial, maxTs, records, streamTime, shared = false)
+    else {
+      val advance = definition.advanceMs
+      var w = definition.firstStart(start)
+      while (w <= start) {
+        // Every window but the last gets its own copy of a buffer it is the first to hold.
+        mergeInto(w, partial, maxTs, records, streamTime, shared = w < start)
+        w += advance
+      }
+    }
+
+  private def mergeInto(start: Long, partial: B, maxTs: Long, records: Long, streamTime: Long, shared: Boolean): Unit = {
     val end = definition.endOf(start)
     if (end > TimeMath.minus(streamTime, definition.graceMs)) {
       val e = windows.byStart(start)
-      if (e == null) windows.insert(new WindowEntry(start, end, maxTs, partial))
+      if (e == null) windows.insert(new WindowEntry(start, end, maxTs, if (shared) aggregation.copy(partial) else partial))
       else {
         e.buffer = aggregation.merge(e.buffer, partial)
         if (maxTs > e.timestamp) e.timestamp = maxTs

@@ -14,7 +14,13 @@ private[sparksuppress] final class AggregateBuffer(val parts: Array[AggregatePar
  */
 private[sparksuppress] final class AggregateBuffers(val aggregates: Array[AggregateColumn]) extends Aggregation[InputRecord, AggregateBuffer] {
 
-  def initial(): AggregateBuffer = new AggregateBuffer(aggregates.map(_.newAccumulator()))
+  def initial(): AggregateBuffer = {
+    // A loop, not `map`: this runs per window and partial, and `map` looks up a ClassTag each time.
+    val parts = new Array[AggregatePartial](aggregates.length)
+    var i = 0
+    while (i < parts.length) { parts(i) = aggregates(i).newAccumulator(); i += 1 }
+    new AggregateBuffer(parts)
+  }
 
   def add(buffer: AggregateBuffer, value: InputRecord): AggregateBuffer = {
     val parts = buffer.parts

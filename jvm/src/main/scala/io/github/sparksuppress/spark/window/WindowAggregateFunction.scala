@@ -5,6 +5,7 @@ import java.time.{Instant, LocalDateTime, ZoneOffset}
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 
 import io.github.sparksuppress.core._
@@ -120,9 +121,9 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       after = math.max(after, row.getLong(KeyMax))
       row.getInt(Kind) match {
         case KeySummary =>
-        case Partial =>
+        case kind @ (Partial | SlicePartial) =>
           val partial = buffers.partialCodec.read(new ByteReader(row.getAs[Array[Byte]](Blob)))
-          time.addPartial(row.getLong(Start), partial, row.getLong(Ts), row.getLong(N), before)
+          time.addPartial(row.getLong(Start), kind == SlicePartial, partial, row.getLong(Ts), row.getLong(N), before)
         case other => throw new IllegalStateException(s"${p.operatorName}: unexpected row kind $other")
       }
       i += 1
@@ -170,13 +171,13 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       val values = new Array[Any](keys + 2 + p.aggregates.length + extra)
       var i = 0
       while (i < keys) { values(i) = p.outputKey(keyValues, i); i += 1 }
-      values(keys) = Row(time(start), time(p.outputEnd(end)))
+      values(keys) = new GenericRow(Array[Any](time(start), time(p.outputEnd(end))))
       var a = 0
       while (a < p.aggregates.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
       values(keys + 1 + a) = time(timestamp)
       if (p.retractions) values(keys + 2 + a) = retraction
       if (p.emitLate) values(keys + 1 + a + extra) = late
-      Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+      new GenericRow(values)
     }
   }
 

@@ -24,7 +24,8 @@ import io.github.sparksuppress.spark.common._
  * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
  * partition's [[LatenessSketch]] (Kafka measures lateness before a record reaches the aggregation). Then either
  * each record travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining,
- * each key's records are combined per time window ([[TimeWindowPartials]]) and only partials travel on.
+ * each key's records are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and
+ * only partials travel on.
  */
 private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
     extends Generator with CodegenFallback {
@@ -120,10 +121,11 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
           val partial = windows(w)
           val blob = new ByteWriter(32)
           buffers.partialCodec.write(blob, partial.buffer)
+          val kind = if (partial.slice) SlicePartial else Partial
           // Only a key's first row carries its partition-wide figures, so that they count once.
-          out += (if (w == 0) keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray,
+          out += (if (w == 0) keyed(key, kind, partial.maxTs, partial.start, partial.records, blob.toByteArray,
             partials.maxTs, partials.dropped)
-          else keyed(key, Partial, partial.maxTs, partial.start, partial.records, blob.toByteArray, Long.MinValue, 0L))
+          else keyed(key, kind, partial.maxTs, partial.start, partial.records, blob.toByteArray, Long.MinValue, 0L))
           w += 1
         }
       }

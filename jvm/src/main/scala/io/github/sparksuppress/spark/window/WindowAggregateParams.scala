@@ -87,6 +87,7 @@ private[spark] object ShuffleRows {
   val Partial = 1
   val KeySummary = 2
   val PartitionSummary = 3
+  val SlicePartial = 4 // a Partial of one slice of hopping windows (TimeWindowPartials)
 
   def schema(groupSchema: StructType, inputSchema: StructType): StructType = StructType(
     groupSchema.fields.map(_.copy(nullable = true)).toSeq ++ Seq(
