@@ -238,8 +238,22 @@ def _notes(results: Dict[str, Any]) -> List[str]:
     return [""] + lines if lines else []
 
 
-def summary(results: Dict[str, Any], source: Optional[str] = None) -> str:
-    lines = _header(results, source)
+def _plots(results_path: Optional[str], link_dir: str) -> List[str]:
+    """Links to the run's plots (written next to its JSON), relative to the directory of the file they go in."""
+    if not results_path:
+        return []
+    stem = results_path[:-len(".json")]
+    found = sorted(glob.glob(glob.escape(stem) + "-*.png"))
+    if not found:
+        return []
+    links = [f"[{os.path.basename(f)[len(os.path.basename(stem)) + 1:-len('.png')]}]"
+             f"({os.path.relpath(f, link_dir)})" for f in found]
+    return ["", "Plots of this run: " + ", ".join(links) + "."]
+
+
+def summary(results: Dict[str, Any], source: Optional[str] = None, results_path: Optional[str] = None,
+            link_dir: str = ROOT) -> str:
+    lines = _header(results, source) + _plots(results_path, link_dir)
     for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _chains, _targets,
                  _notes):
         lines += part(results)
@@ -270,11 +284,11 @@ def main(argv=None) -> int:
     path = args.results or latest_results(args.results_dir, args.mode)
     with open(path) as fh:
         results = json.load(fh)
-    table = summary(results, os.path.relpath(os.path.abspath(path), ROOT))
+    source = os.path.relpath(os.path.abspath(path), ROOT)
     if not args.markdown:
-        sys.stdout.write(table)
+        sys.stdout.write(summary(results, source, os.path.abspath(path), os.getcwd()))
     for md in args.markdown:
-        rewrite(md, table)
+        rewrite(md, summary(results, source, os.path.abspath(path), os.path.dirname(os.path.abspath(md))))
         print(f"report.py: rewrote the benchmark table in {md} from {os.path.relpath(path, ROOT)}")
     return 0
 
