@@ -11,6 +11,7 @@ import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
+import io.github.sparksuppress.spark.window.WindowAggregateParams
 import io.github.sparksuppress.testing.TestDriver
 
 /** The windowed aggregation through Spark, one micro-batch per step (TestDriver), for every window type and strategy. */
@@ -259,17 +260,22 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
-  test("several input partitions: pre-combined partials give exactly what record-by-record processing gives") {
+  // Default: every partition combines all its records. 1 and 3: partitions stop combining after 1 or 3 records (their
+  // keys are mostly distinct by then) and pass the rest on, after the partials of the records before.
+  for (combineCheck <- Seq(None, Some(1), Some(3)))
+  test(s"several input partitions: pre-combined partials give exactly what record-by-record processing gives (combining checked after ${combineCheck.getOrElse("the default")} records)") {
     def run(aggregation: Column): (Seq[(String, Long, Long)], Double) = {
+      combineCheck.foreach(n => spark.conf.set(WindowAggregateParams.CombineCheckConf, n.toString))
       val stream = MemoryStream[Row](spark, 3)(Encoders.row(schema))
       val input = stream.toDF().withWatermark("ts", "0 seconds")
       val op = aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(2)).advanceBy(ms(5)), EmitStrategy.onWindowClose(), aggregation)
+      val plan = try input.transform(op) finally spark.conf.unset(WindowAggregateParams.CombineCheckConf)
       val rows = new java.util.concurrent.ConcurrentLinkedQueue[Row]()
-      val q = input.transform(op).writeStream.trigger(Trigger.ProcessingTime(0L))
+      val q = plan.writeStream.trigger(Trigger.ProcessingTime(0L))
         .option("checkpointLocation", tempDir("partitions"))
         .foreachBatch { (b: DataFrame, _: Long) => b.collect().foreach(rows.add); () }.start()
       try {
-        stream.addData((0 until 30).map(i => rec(if (i % 3 == 0) "a" else "b", (i * 37) % 50, label = s"v$i")))
+        stream.addData((0 until 30).map(i => rec(if (i % 2 == 0) "a" else "b", (i * 37) % 50, label = s"v$i")))
         q.processAllAvailable()
         stream.addData(Seq(rec("c", 100)))
         q.processAllAvailable()

@@ -104,10 +104,13 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
   }
 
   /** Applies each input partition's partials at the stream time before that partition's records, from stream time
-   *  `start`; returns the stream time after them and the records the map side dropped. */
+   *  `start`, and records a partition passed on uncombined one by one after its partials (each row of those has
+   *  an arrival sequence of its own); returns the stream time after them and the records the map side dropped. */
   private def applyPartials(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], start: Long,
       sink: OutputSink): (Long, Long) = {
     val time = aggregator.asInstanceOf[TimeWindowAggregator[InputRecord, AggregateBuffer]]
+    val record = new RowInputRecord
+    record.offset = Inputs
     var before = start // stream time before the current partition's records
     var after = start
     var partition = Long.MinValue
@@ -121,6 +124,13 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       after = math.max(after, row.getLong(KeyMax))
       row.getInt(Kind) match {
         case KeySummary =>
+        case Record => // its partition stopped combining: applied alone, at the stream time including it
+          val ts = row.getLong(Ts)
+          after = math.max(after, ts)
+          record.row = row
+          record.ts = ts
+          record.seq = seq
+          time.add(record, ts, after, sink)
         case kind @ (Partial | SlicePartial) =>
           val partial = buffers.partialCodec.read(new ByteReader(row.getAs[Array[Byte]](Blob)))
           time.addPartial(row.getLong(Start), kind == SlicePartial, partial, row.getLong(Ts), row.getLong(N), before)

@@ -26,6 +26,11 @@ import io.github.sparksuppress.spark.common._
  * each record travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining,
  * each key's records are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and
  * only partials travel on.
+ *
+ * Combining pays only when keys repeat within a partition. After `combineCheck` records, a partition that has seen
+ * more than half as many keys as records stops combining: its later records travel on alone (a hash map of
+ * nearly every key, and a partial per record, would cost more than they save). They arrive after the partition's
+ * partials, which hold its earlier records, and the state operator applies them one by one.
  */
 private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
     extends Generator with CodegenFallback {
@@ -83,11 +88,18 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       if (k == keys) { unkeyed += 1; Long.MinValue } else ms
     }
 
+    private var combining = p.precombine
+    private var combined = 0
+
     def offer(row: InternalRow): IterableOnce[InternalRow] = {
       val ts = eventTime(row)
       if (ts == Long.MinValue) Nil
-      else if (p.precombine) { combine(row, ts); Nil }
-      else {
+      else if (combining) {
+        combine(row, ts)
+        combined += 1
+        if (combined == p.combineCheck && byKey.size.toLong * 2 > combined) combining = false
+        Nil
+      } else {
         val values = new Array[Any](width)
         var k = 0
         while (k < keys) { values(k) = groupValue(k, columns.get(row, k)); k += 1 }

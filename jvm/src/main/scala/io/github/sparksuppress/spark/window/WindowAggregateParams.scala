@@ -19,6 +19,8 @@ import io.github.sparksuppress.spark.common._
  * @param fingerprint    what stored state depends on (windows, aggregates, key types); checked on restore
  * @param idleTimeoutMs  each key's stream time runs on with the wall clock once it stood still this long
  *                       ([[io.github.sparksuppress.core.IdleClock]]); the operator then has processing-time timeouts
+ * @param combineCheck   with `precombine`: after this many records, an input partition whose keys are mostly distinct
+ *                       so far stops combining and passes its further records through (see [[WindowAggregateMapSide]])
  */
 private[sparksuppress] final case class WindowAggregateParams(
     operatorName: String,
@@ -33,7 +35,8 @@ private[sparksuppress] final case class WindowAggregateParams(
     timestampNtz: Boolean,
     fingerprint: Long,
     emitLate: Boolean = false,
-    idleTimeoutMs: Option[Long] = None) {
+    idleTimeoutMs: Option[Long] = None,
+    combineCheck: Int = WindowAggregateParams.DefaultCombineCheck) {
 
   /** Sessions emitting updates also retract the sessions a merge removes. */
   def retractions: Boolean = mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
@@ -55,13 +58,22 @@ private[sparksuppress] final case class WindowAggregateParams(
   }
 }
 
+private[sparksuppress] object WindowAggregateParams {
+  /** Records an input partition combines before it checks whether combining pays. */
+  val DefaultCombineCheck = 16384
+
+  /** Internal session setting overriding [[DefaultCombineCheck]] (tests use a small value to mix both paths). */
+  val CombineCheckConf = "spark.sparksuppress.window.combineCheck"
+}
+
 /**
  * The rows between the map side and the state operator: the key columns (the grouping key; all null for
  * partition summaries, which puts them in one group of their own: records without a key never travel), then the
  * row's arrival sequence and kind, which tells the state operator what each row is; the other columns depend on
  * the kind:
  *
- *  - [[ShuffleRows.Record]]: `ts` and the aggregate inputs;
+ *  - [[ShuffleRows.Record]]: `ts` and the aggregate inputs (without pre-combining, or after an input partition
+ *    stopped combining);
  *  - [[ShuffleRows.Partial]]: `ts` = largest record timestamp, `start` = window start, `n` = records,
  *    `blob` = the partial buffer; the first partial of a key in an input partition also carries the key's
  *    largest timestamp there (`keyMax`, else Long.MinValue) and its records dropped there (`keyDropped`);

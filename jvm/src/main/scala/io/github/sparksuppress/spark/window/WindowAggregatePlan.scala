@@ -65,7 +65,9 @@ private[sparksuppress] object WindowAggregatePlan {
       fingerprint = (definition.toString + "|" + resolved.aggregates.map(_.layout).mkString(",") + "|" +
         keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong,
       emitLate = a.emitLate,
-      idleTimeoutMs = a.idleTimeoutMs)
+      idleTimeoutMs = a.idleTimeoutMs,
+      combineCheck = df.sparkSession.conf.getOption(WindowAggregateParams.CombineCheckConf).map(_.toInt)
+        .getOrElse(WindowAggregateParams.DefaultCombineCheck))
 
     val outputSchema = StructType(
       keySchema.fields.toSeq ++
