@@ -115,6 +115,16 @@ def _drive(cmd: List[str], system_process: subprocess.Popen, run_dir: str, syste
         return fh.read(), driver.returncode
 
 
+def _started_seconds(run_dir: str, system: str, first_produced_ms: int) -> float:
+    """Seconds from the first event produced to the system's start returning (its ``STARTED <ms>`` line): the
+    start-up share of a run, which a cold JVM, and for Spark a Python driver and a session, cost."""
+    with open(os.path.join(run_dir, f"{system}.log")) as fh:
+        for line in fh:
+            if line.startswith("STARTED "):
+                return round((int(line.split()[1]) - first_produced_ms) / 1000, 3)
+    raise RuntimeError(f"{system} never printed its STARTED line (see {run_dir})")
+
+
 def _check(rows_path: str, expected: Dict[str, int]) -> Dict[str, Any]:
     got = {}
     with open(rows_path) as fh:
@@ -177,11 +187,13 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
                                        f"within {timeout_s} s; its log ends:\n{tail}")
                 seconds = (result["last_consumed_ms"] - result["first_produced_ms"]) / 1000
                 result["seconds"] = round(seconds, 3)
+                result["started_seconds"] = _started_seconds(run_dir, system, result["first_produced_ms"])
                 result["produce_seconds"] = round((result["last_produced_ms"] - result["first_produced_ms"]) / 1000, 3)
                 runs[system].append(result)
                 checks[system] = _check(rows_path, expected)
                 log(f"{system} run {r + 1}/{s.kafka_repeats}: {seconds:.2f} s from the first event produced to "
-                    f"the last result consumed, {shape.records / seconds:,.0f} records/s; same final rows: "
+                    f"the last result consumed (started after {result['started_seconds']:.2f} s), "
+                    f"{shape.records / seconds:,.0f} records/s; same final rows: "
                     f"{checks[system]['same_final_rows']}")
                 if checks[system]["same_final_rows"]:  # a failed run's logs and results stay for a look
                     shutil.rmtree(run_dir, ignore_errors=True)
