@@ -37,18 +37,21 @@ final class TimeWindowPartials[V, B](definition: TimeWindowDefinition, aggregati
     val advance = definition.advanceMs
     var start = definition.firstStart(ts)
     // The earliest window containing the record closes first: if it is open, all are.
-    if (sliced && TimeMath.plus(definition.endOf(start), definition.graceMs) > maxTs) {
+    if (sliced && open(start)) {
       combine(ts - ts % advance, slice = true, value, ts)
       return
     }
     var more = start <= ts
     while (more) {
-      if (TimeMath.plus(definition.endOf(start), definition.graceMs) > maxTs) combine(start, slice = false, value, ts)
+      if (open(start)) combine(start, slice = false, value, ts)
       else dropped += 1
       more = start <= ts - advance
       start += advance
     }
   }
+
+  /** Whether the window starting at `start` still takes records at this partition's stream time `maxTs`. */
+  private def open(start: Long): Boolean = TimeMath.plus(definition.endOf(start), definition.graceMs) > maxTs
 
   private def combine(start: Long, slice: Boolean, value: V, ts: Long): Unit = {
     val p = find(start, slice)

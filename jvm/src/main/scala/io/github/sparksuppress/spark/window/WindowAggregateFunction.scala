@@ -94,10 +94,7 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
       val ts = row.getLong(Ts)
       if (ts > streamTime) streamTime = ts
       aggregator.closeDue(streamTime, sink)
-      record.row = row
-      record.ts = ts
-      record.seq = row.getLong(Arrival)
-      aggregator.add(record, ts, streamTime, sink)
+      addRecord(aggregator, record, row, ts, row.getLong(Arrival), streamTime, sink)
       i += 1
     }
     streamTime
@@ -127,10 +124,7 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
         case Record => // its partition stopped combining: applied alone, at the stream time including it
           val ts = row.getLong(Ts)
           after = math.max(after, ts)
-          record.row = row
-          record.ts = ts
-          record.seq = seq
-          time.add(record, ts, after, sink)
+          addRecord(aggregator, record, row, ts, seq, after, sink)
         case kind @ (Partial | SlicePartial) =>
           val partial = buffers.partialCodec.read(new ByteReader(row.getAs[Array[Byte]](Blob)))
           time.addPartial(row.getLong(Start), kind == SlicePartial, partial, row.getLong(Ts), row.getLong(N), before)
@@ -140,6 +134,15 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     }
     aggregator.closeDue(after, sink)
     (after, dropped)
+  }
+
+  /** One input row into the aggregator at stream time `streamTime`, through `holder`, which a batch reuses. */
+  private def addRecord(aggregator: WindowedAggregator[InputRecord, AggregateBuffer], holder: RowInputRecord, row: Row,
+      ts: Long, seq: Long, streamTime: Long, sink: OutputSink): Unit = {
+    holder.row = row
+    holder.ts = ts
+    holder.seq = seq
+    aggregator.add(holder, ts, streamTime, sink)
   }
 
   /** The partition summaries: Kafka's lateness of every record, at this batch's stream time, and map-side drops. */
