@@ -135,7 +135,7 @@ def main(argv=None) -> int:
 
         ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir,
                       results_dir=args.results_dir)
-        record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT))
+        record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT, event_log=not args.no_event_log))
         ks = results["benchmarks"].get("kafka_streams")
         if ks:
             results["versions"].setdefault("kafka-streams", ks["versions"]["kafka-streams"])

@@ -176,8 +176,10 @@ class EventLog:
         writing the log runs behind the query, so this waits up to ``timeout_s`` for the run's last event."""
         return self.breakdowns([run_id])[run_id]
 
-    def breakdowns(self, run_ids: List[str]) -> Dict[str, Dict[str, Any]]:
-        """``breakdown`` of several finished runs that ran at the same time (their events interleave in the log)."""
+    def breakdowns(self, run_ids: List[str], ended: bool = True) -> Dict[str, Dict[str, Any]]:
+        """``breakdown`` of several finished runs that ran at the same time (their events interleave in the log).
+        ``ended=False``: the application was stopped with its queries running (a spark-submit killed after its
+        results arrived), so no run ends in the log; each is summarised from whatever the log holds."""
         runs = {r: _Run() for r in run_ids}
         done: Dict[str, Dict[str, Any]] = {}
         stage_run: Dict[int, _Run] = {}
@@ -214,6 +216,8 @@ class EventLog:
                     done[e["runId"]] = runs[e["runId"]].summary()
             if len(done) == len(runs):
                 return done
+            if not ended:
+                return {r: done.get(r) or runs[r].summary() for r in run_ids}
             if time.monotonic() > deadline:
                 return {r: done.get(r) or {"error": f"run {r} did not end in the event log within "
                                                     f"{self.timeout_s:.0f} s"} for r in run_ids}

@@ -8,6 +8,7 @@ Not in harness/: spark-submit puts a script's directory first on the path, where
 the standard library's module of that name, which PySpark imports.
 """
 
+import json
 import sys
 import time
 from datetime import timedelta
@@ -39,9 +40,17 @@ def main() -> int:
                         F.col("count").cast("string").alias("value"))
     query = (out.writeStream.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic", topic_out)
              .option("checkpointLocation", checkpoint).start())
-    # As the Kafka Streams app: the time its start returned, for the harness's start-up share of a run.
+    # As the Kafka Streams app: the time its start returned, for the harness's start-up share of a run. The run id
+    # finds the query's jobs in the event log, the progress reports its micro-batch phases (harness/profile.py).
     print(f"STARTED {int(time.time() * 1000)}", flush=True)
-    query.awaitTermination()
+    print(f"RUN_ID {query.runId}", flush=True)
+    reported = -1  # the last batch id printed (Spark keeps the latest 100 reports)
+    while not query.awaitTermination(0.5):
+        for p in query.recentProgress:
+            if p["batchId"] > reported:
+                print("PROGRESS " + json.dumps({"batchId": p["batchId"], "numInputRows": p["numInputRows"],
+                                                "durationMs": dict(p["durationMs"])}), flush=True)
+                reported = p["batchId"]
     return 0
 
 
