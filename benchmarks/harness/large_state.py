@@ -52,8 +52,9 @@ def run(ctx: Context) -> Dict[str, Any]:
     for i, keys in enumerate(s.large_state_keys):
         shape = shape_of(ctx, keys)
         path = ev.events(ctx.data_dir, shape)
-        # Each point is long: one measured run per system, warm-up before the first point only.
-        measured = measure(systems(ctx, shape), path, shape.records, ctx.scratch(NAME, str(keys)), 1, 1,
+        # Each point is long: few measured runs per system, warm-up before the first point only.
+        measured = measure(systems(ctx, shape), path, shape.records, ctx.scratch(NAME, str(keys)),
+                           s.large_state_repeats, s.large_state_repeats,
                            warmup=ctx.warmup() if i == 0 else None, keep_output=True, event_log=ctx.event_log)
         point = [m.record() for m in measured.values()]
         add_ratios(point, anchor=f"spark-native keys={keys}", floor=None)
