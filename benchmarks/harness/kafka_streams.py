@@ -82,13 +82,12 @@ def _start(system: str, root: str, cp: str, jars: List[str], bootstrap: str, top
                          str(window_ms), str(GRACE_MS), str(PARTITIONS)]
         env = dict(os.environ)
     else:
-        conf = ["spark.driver.extraJavaOptions=-Duser.timezone=UTC"]
-        if event_log:  # as the benchmark session writes its own (harness/streaming.py), for _spark_breakdown
+        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}
+        if event_log:  # for _spark_breakdown
             os.makedirs(os.path.join(run_dir, "eventlog"))
-            conf += ["spark.eventLog.enabled=true", f"spark.eventLog.dir={os.path.join(run_dir, 'eventlog')}",
-                     "spark.eventLog.compress=false", "spark.eventLog.rolling.enabled=false"]
+            conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))
         cmd = [_spark_submit(), "--master", "local[2]", "--driver-memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g")]
-        cmd += [a for c in conf for a in ("--conf", c)]
+        cmd += [a for k, v in conf.items() for a in ("--conf", f"{k}={v}")]
         cmd += ["--jars", ",".join(jars), os.path.join(root, "benchmarks", "spark_jobs", "kafka_windowed_count.py"),
                 bootstrap, topic_in, topic_out, os.path.join(run_dir, "checkpoint"), str(window_ms), str(GRACE_MS)]
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
@@ -229,9 +228,10 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
                     shutil.rmtree(run_dir, ignore_errors=True)
     records = []
     for system in systems:
-        median = sorted(x["seconds"] for x in runs[system])[(len(runs[system]) - 1) // 2]
-        breakdown = next((x.pop("breakdown", None) for x in runs[system] if x["seconds"] == median), None)
-        for x in runs[system]:
+        median_run = sorted(runs[system], key=lambda x: x["seconds"])[(len(runs[system]) - 1) // 2]
+        median = median_run["seconds"]
+        breakdown = median_run.get("breakdown")
+        for x in runs[system]:  # the median run's goes on the system's record, as in the other benchmarks
             x.pop("breakdown", None)
         records.append({
             "system": system, "role": "anchor" if system == "kafka-streams" else "library",
@@ -241,7 +241,7 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
             "records": shape.records, "seconds": median, "records_per_s": round(shape.records / median, 1),
             "runs": runs[system],
         })
-        if breakdown:  # the median run's, as the other benchmarks report theirs
+        if breakdown:
             records[-1]["breakdown"] = breakdown
     records[1]["time_ratio_to_anchor"] = round(records[1]["seconds"] / records[0]["seconds"], 4)
     records[0]["time_ratio_to_anchor"] = 1.0

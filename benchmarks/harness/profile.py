@@ -142,6 +142,13 @@ class _Run:
         return out
 
 
+def event_log_conf(directory: str) -> Dict[str, str]:
+    """The settings that make a Spark application write the event log :class:`EventLog` reads: one plain file of
+    JSON lines in ``directory`` (Spark 4 rolls event logs into a directory of compressed files by default)."""
+    return {"spark.eventLog.enabled": "true", "spark.eventLog.dir": os.path.abspath(directory),
+            "spark.eventLog.compress": "false", "spark.eventLog.rolling.enabled": "false"}
+
+
 class EventLog:
     """Reads a running application's event log incrementally (only complete lines) and summarises query runs."""
 

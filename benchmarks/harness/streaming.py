@@ -45,13 +45,8 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
     if event_log_dir:
         shutil.rmtree(event_log_dir, ignore_errors=True)
         os.makedirs(event_log_dir)
-        builder = (
-            builder.config("spark.eventLog.enabled", "true")
-            .config("spark.eventLog.dir", os.path.abspath(event_log_dir))
-            .config("spark.eventLog.compress", "false")
-            # Spark 4 rolls event logs into a directory by default; one plain file is what EventLog tails.
-            .config("spark.eventLog.rolling.enabled", "false")
-        )
+        for key, value in profile.event_log_conf(event_log_dir).items():
+            builder = builder.config(key, value)
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
