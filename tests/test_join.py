@@ -266,8 +266,10 @@ def test_idle_timeout_releases_waiting_records_when_the_stream_stops(spark, idle
     try:
         d.step([("alice", at(0), "silver")], input="tiers")
         assert d.step([("alice", at(1500), 1)], input="orders") == []
-        out = [(r["customer"], r["tier"]) for r in d.idle(timedelta(milliseconds=600))]
-        assert out == ([("alice", "silver")] if idle else []), "1500 + 1000 <= 1500 + at least 600 ms of idle time"
+        # The idle clock runs stream time on from 1500 with the wall clock, from the batch that moved it: the order
+        # leaves at 1500 + 1000, after 1 s of idle time; the driver waits at least 1.1 s past that batch.
+        out = [(r["customer"], r["tier"]) for r in d.idle(timedelta(milliseconds=1100))]
+        assert out == ([("alice", "silver")] if idle else []), "1500 + 1000 <= 1500 + at least 1100 ms of idle time"
     finally:
         d.stop()
 
