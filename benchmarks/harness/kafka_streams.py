@@ -28,7 +28,7 @@ from . import events as ev
 from . import profile
 from .buffer_core import classpath, jar_version
 from .context import Context
-from .measure import log, target
+from .measure import log, median_index, target
 
 NAME = "kafka_streams"
 GRACE_MS = 2_000
@@ -228,7 +228,7 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
                     shutil.rmtree(run_dir, ignore_errors=True)
     records = []
     for system in systems:
-        median_run = sorted(runs[system], key=lambda x: x["seconds"])[(len(runs[system]) - 1) // 2]
+        median_run = runs[system][median_index([x["seconds"] for x in runs[system]])]
         median = median_run["seconds"]
         breakdown = median_run.get("breakdown")
         for x in runs[system]:  # the median run's goes on the system's record, as in the other benchmarks

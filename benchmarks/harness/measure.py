@@ -30,6 +30,13 @@ class System:
     conf: Dict[str, str] = field(default_factory=dict)
 
 
+def median_index(seconds: List[float]) -> int:
+    """The index of the median time (the lower middle one for an even number of runs): the run whose breakdown
+    explains a median reported."""
+    order = sorted(range(len(seconds)), key=lambda i: seconds[i])
+    return order[(len(order) - 1) // 2]
+
+
 @dataclass
 class Measured:
     system: System
@@ -46,10 +53,8 @@ class Measured:
 
     @property
     def median_index(self) -> int:
-        """The run whose time is the median (the lower middle one for an even number of runs): its breakdown
-        explains the ``seconds`` reported."""
-        order = sorted(range(len(self.runs)), key=lambda i: self.runs[i].seconds)
-        return order[(len(order) - 1) // 2]
+        """The run whose time is the median: its breakdown explains the ``seconds`` reported."""
+        return median_index([r.seconds for r in self.runs])
 
     def record(self) -> Dict[str, Any]:
         return {
