@@ -1,41 +1,73 @@
 # Every target installs what it needs: a fresh clone needs only Java 17+, Maven and Python 3.10+.
 SHELL := /bin/bash
 PYTHON ?= python3
-VENV := .venv
-PY := $(VENV)/bin/python
-PIP := $(VENV)/bin/pip
 SBT := build/sbt -Dsbt.log.noformat=true
 VERSION := $(shell cat VERSION)
-JAR := target/scala-2.13/spark-suppress_2.13-$(VERSION).jar
-BUNDLED_JAR := python/spark_suppress/jars/spark-suppress_2.13-$(VERSION).jar
-SCALA_SOURCES := $(shell find jvm/src/main -type f 2>/dev/null) build.sbt VERSION
+
+# ---- Spark lines (project/spark-lines.tsv; README "Spark lines") ----
+# SPARK picks the line one target works on (default 4.3); SCALA its Scala version (2.12 for 3.5, else 2.13).
+# `make test` without SPARK runs every line (tests/lines.py); `make test SPARK=3.5` the whole suite on one line.
+SPARK ?= 4.3
+SCALA ?= $(if $(filter 3.5,$(SPARK)),2.12,2.13)
+ALL_LINES := $(origin SPARK)
+LINE_ROW := $(shell awk -v l=$(SPARK) -v s=$(SCALA) '!/^\#/ && $$1 == l && substr($$2, 1, length(s) + 1) == s "." {print}' project/spark-lines.tsv)
+ifeq ($(strip $(LINE_ROW)),)
+$(error Spark $(SPARK) on Scala $(SCALA) is not a supported line; project/spark-lines.tsv lists them: $(shell awk '!/^\#/ {printf "%s (Scala %s) ", $$1, $$2}' project/spark-lines.tsv))
+endif
+PYSPARK_VERSION := $(word 4,$(LINE_ROW))
+PROJECT := spark$(subst .,,$(SPARK))_$(subst .,,$(SCALA))
+VENV := $(if $(filter 4.3,$(SPARK)),.venv,.venv-$(SPARK))
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+JAR_NAME := spark-suppress_$(SPARK)_$(SCALA)-$(VERSION).jar
+JAR := target/$(PROJECT)/scala-$(SCALA)/$(JAR_NAME)
+BUNDLED_JAR := python/spark_suppress/jars/$(JAR_NAME)
+SCALA_SOURCES := $(shell find jvm -type f 2>/dev/null) build.sbt VERSION project/spark-lines.tsv project/SparkLines.scala
+# Spark 3.5's Connect server is a separate artifact; Maven Central here has spark-connect_2.12 up to 3.5.7 (build.sbt).
+CONNECT35_VERSION := 3.5.7
+CONNECT35_JAR := $(VENV)/connect/spark-connect_2.12-$(CONNECT35_VERSION).jar
+EXTRA_SERVER_JARS := $(if $(filter 3.5,$(SPARK)),$(abspath $(CONNECT35_JAR)))
+export SPARK_SUPPRESS_SERVER_JARS := $(EXTRA_SERVER_JARS)
+
 CONFORMANCE_DIR ?= ../shared/conformance/vectors
 CHAINS_DIR ?= ../shared/conformance/chains
 export CONFORMANCE_DIR CHAINS_DIR
 
-.PHONY: venv jar test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: python/pyproject.toml requirements-dev.txt
+# The line's PySpark (with its Connect client) and the test and benchmark tools; 3.5 also gets its Connect server jar.
+$(VENV)/.installed: python/pyproject.toml requirements-dev.txt project/spark-lines.tsv
+ifeq ($(PYSPARK_VERSION),-)
+	@echo "Spark $(SPARK) on Scala $(SCALA) has no PySpark on PyPI: its Python tests run on Scala 2.12 (make test SPARK=$(SPARK))"; exit 1
+endif
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -r requirements-dev.txt
+	$(PIP) install -q "pyspark[connect]==$(PYSPARK_VERSION)" -r requirements-dev.txt
 	$(PIP) install -q --no-deps -e python
+ifneq ($(EXTRA_SERVER_JARS),)
+	mvn -q -B dependency:copy -Dartifact=org.apache.spark:spark-connect_2.12:$(CONNECT35_VERSION) \
+		-DoutputDirectory=$(VENV)/connect -Dmdep.stripVersion=false
+endif
 	touch $@
 
-$(JAR): $(SCALA_SOURCES) $(VENV)/.installed
-	$(SBT) package
+# Lines whose Spark comes from the wheel compile against the venv's jars; 3.5 on Scala 2.13 comes from Maven Central.
+$(JAR): $(SCALA_SOURCES) $(if $(filter -,$(PYSPARK_VERSION)),,$(VENV)/.installed)
+	$(SBT) $(PROJECT)/package
 
 $(BUNDLED_JAR): $(JAR)
 	mkdir -p $(dir $@)
-	rm -f $(dir $@)*.jar
 	cp $(JAR) $@
 
 jar: $(BUNDLED_JAR)
 
-test-jvm: venv
-	$(SBT) test
+# Every line's jar, built in one sbt run, and bundled for the wheel.
+jars:
+	$(PYTHON) tests/lines.py --build-only
+
+test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
+	$(SBT) $(PROJECT)/test
 
 test-python: jar
 	$(PY) -m pytest -q tests
@@ -67,49 +99,67 @@ test-connect-client: wheel
 	$(CLIENT_VENV)/bin/pip install -q dist/*.whl
 	$(PY) tests/connect_client/run.py $(CLIENT_VENV)/bin/python
 
-test: test-jvm test-python conformance test-connect conformance-connect test-connect-client
+# Without SPARK: every line, concurrently where it helps, with a table of line x suite at the end (tests/lines.py).
+# With SPARK=X: the whole suite on that line.
+ifeq ($(ALL_LINES),file)
+test:
+	$(PYTHON) tests/lines.py
+else ifeq ($(PYSPARK_VERSION),-)
+test: test-jvm
+else
+test: test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
+endif
 
 demo: jar
 	$(PY) -m spark_suppress.demo
 
-wheel: jar
+# The wheel carries every line's jar; spark_suppress picks the one for the running Spark.
+wheel: jars
 	rm -rf dist python/build
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist ./python
 	@ls dist/*.whl
 
-publish-local: venv
-	$(SBT) publishLocal publishM2
+# Every line's artifact (spark-suppress_<line>_<scala>) into ~/.ivy2/local and ~/.m2.
+publish-local:
+	$(SBT) publishLocalAllLines
 
 bench: jar
 	$(PY) benchmarks/run.py
 
 # The reliability checks at full size (docs/reliability.md); RELIABILITY_LONG=1 adds the soak run.
 reliability: jar
-	RELIABILITY=1 $(SBT) "testOnly io.github.sparksuppress.reliability.*"
+	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*"
 	$(PY) -m pytest -q tests/test_reliability.py
 	$(PY) -m pytest -q reliability
 
 # Regenerates the committed protobuf code of the Connect plugin (docs/connect.md) from proto/. protoc comes from Maven
-# Central at the version of the protobuf runtimes in PySpark 4.3.0. The Java code is rewritten onto the protobuf
-# runtime that the Connect server carries shaded (org.sparkproject.connect.protobuf): Spark ships no other.
-PROTOC_VERSION := 33.5
-PROTOC := target/protoc/protoc-$(PROTOC_VERSION)
-PROTOC_ARTIFACT := com.google.protobuf:protoc:4.$(PROTOC_VERSION):exe:linux-x86_64
+# Central. The Java code is generated by the protoc of the oldest protobuf runtime a supported Connect server carries
+# (Spark 3.5's 3.23.4): protobuf runtimes run code generated by older protoc releases, never newer ones, and Spark
+# 4.0 carries 4.29.3, 4.3 carries 4.33.5. It is rewritten onto the runtime the server carries shaded
+# (org.sparkproject.connect.protobuf): Spark ships no other. The Python code comes from the protoc of PySpark 4.3's
+# protobuf runtime (33.5), which every Connect client line's newest protobuf runs.
+PROTOC_JAVA_VERSION := 3.23.4
+PROTOC_PYTHON_VERSION := 4.33.5
+PROTOC_DIR := target/protoc
 
 # protoc comes from Maven Central through Maven, as the sbt launcher does (build/sbt).
-$(PROTOC):
+$(PROTOC_DIR)/protoc-%:
 	mkdir -p $(dir $@)
-	mvn -q -B dependency:copy -Dartifact=$(PROTOC_ARTIFACT) -DoutputDirectory=$(dir $@) -Dmdep.stripVersion=false
-	mv $(dir $@)protoc-4.$(PROTOC_VERSION)-linux-x86_64.exe $@ && chmod +x $@
+	mvn -q -B dependency:copy -Dartifact=com.google.protobuf:protoc:$*:exe:linux-x86_64 -DoutputDirectory=$(dir $@) \
+		-Dmdep.stripVersion=false
+	mv $(dir $@)protoc-$*-linux-x86_64.exe $@ && chmod +x $@
 
-proto: $(PROTOC)
-	rm -rf jvm/src/main/java/io/github/sparksuppress/connect/proto python/spark_suppress/proto/connect_pb2.py*
-	mkdir -p jvm/src/main/java python/spark_suppress/proto
-	$(PROTOC) -Iproto --java_out=jvm/src/main/java --python_out=python/spark_suppress/proto --pyi_out=python/spark_suppress/proto \
-		proto/spark_suppress/connect.proto
+PROTO_JAVA := jvm/connect/java
+
+proto: $(PROTOC_DIR)/protoc-$(PROTOC_JAVA_VERSION) $(PROTOC_DIR)/protoc-$(PROTOC_PYTHON_VERSION)
+	rm -rf $(PROTO_JAVA)/io/github/sparksuppress/connect/proto python/spark_suppress/proto/connect_pb2.py*
+	mkdir -p $(PROTO_JAVA) python/spark_suppress/proto
+	$(PROTOC_DIR)/protoc-$(PROTOC_JAVA_VERSION) -Iproto --java_out=$(PROTO_JAVA) proto/spark_suppress/connect.proto
+	$(PROTOC_DIR)/protoc-$(PROTOC_PYTHON_VERSION) -Iproto --python_out=python/spark_suppress/proto \
+		--pyi_out=python/spark_suppress/proto proto/spark_suppress/connect.proto
 	mv python/spark_suppress/proto/spark_suppress/connect_pb2.py* python/spark_suppress/proto/
 	rmdir python/spark_suppress/proto/spark_suppress
-	sed -i 's/com\.google\.protobuf\./org.sparkproject.connect.protobuf./g' jvm/src/main/java/io/github/sparksuppress/connect/proto/*.java
+	sed -i 's/com\.google\.protobuf\./org.sparkproject.connect.protobuf./g' $(PROTO_JAVA)/io/github/sparksuppress/connect/proto/*.java
 
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars

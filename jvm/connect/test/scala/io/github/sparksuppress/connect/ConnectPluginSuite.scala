@@ -1,0 +1,41 @@
+package io.github.sparksuppress.connect
+
+import org.apache.spark.connect.{proto => sparkproto}
+import org.apache.spark.sql.connect.plugin.{ExpressionPlugin, RelationPlugin}
+import org.scalatest.funsuite.AnyFunSuite
+import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString}
+
+import io.github.sparksuppress.RuntimeCompatibility
+import io.github.sparksuppress.connect.proto.{StringFold, Suppress}
+
+/** The plugins' handling of messages that never reach the planner (the rest runs end to end in tests/test_connect.py). */
+class ConnectPluginSuite extends AnyFunSuite {
+
+  test("another plugin's extension passes through both plugins untouched") {
+    // A Spark message packed as an extension stands in for any message of another plugin.
+    val foreign = ProtoAny.pack(sparkproto.Range.newBuilder().setEnd(3).build())
+    assert(SparkSuppressRelations.transform(foreign, null).isEmpty)
+    assert(StringFoldExpressions.transform(foreign, null).isEmpty)
+  }
+
+  test("a client of another version is refused before anything is planned, naming both versions") {
+    val message = Suppress.newBuilder().setInput(ByteString.EMPTY).setSpecJson("{}").setClientVersion("9.9.9").build()
+    val e = intercept[IllegalArgumentException](SparkSuppressRelations.transform(ProtoAny.pack(message), null))
+    assert(e.getMessage.startsWith(ConnectSupport.VersionMismatchPrefix))
+    assert(e.getMessage.contains(s"the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version ${RuntimeCompatibility.libraryVersion}"))
+  }
+
+  test("the class names servers are configured with (spark_suppress.connect_server_conf) are this line's plugins") {
+    val loader = getClass.getClassLoader
+    def plugin(name: String) = Class.forName(s"io.github.sparksuppress.connect.$name", false, loader)
+    assert(classOf[RelationPlugin].isAssignableFrom(plugin("SparkSuppressRelationPlugin")))
+    assert(classOf[ExpressionPlugin].isAssignableFrom(plugin("StringFoldExpressionPlugin")))
+  }
+
+  test("the generated messages round-trip on the server's protobuf runtime under the type URL the client packs") {
+    val fold = StringFold.newBuilder().setInitial("0").setSeparator("+").build()
+    val any = ProtoAny.pack(fold)
+    assert(any.getTypeUrl == "type.googleapis.com/spark_suppress.connect.StringFold")
+    assert(ProtoAny.parseFrom(any.toByteArray).unpack(classOf[StringFold]) == fold)
+  }
+}
