@@ -217,8 +217,19 @@ def metrics(query: Any) -> Dict[str, Dict[str, float]]:
     return json.loads(rows[0][0])
 
 
-def server_conf() -> Dict[str, str]:
-    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar."""
-    from ._jvm import jar_path
+def server_conf(spark_version: Optional[str] = None, scala_version: Optional[str] = None) -> Dict[str, str]:
+    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar of its Spark line."""
+    from ._jvm import jar_path, spark_line
+    from .errors import UnsupportedSparkError
 
-    return {"spark.jars": jar_path(), RELATION_SETTING: RELATION_PLUGIN, EXPRESSION_SETTING: EXPRESSION_PLUGIN}
+    line, scala = spark_line(spark_version, scala_version)
+    if (line, scala) == ("3.5", "2.13"):
+        raise UnsupportedSparkError(
+            "spark-suppress has no Spark Connect plugin for Spark 3.5 on Scala 2.13 (docs/connect.md): run the "
+            "operators through a classic session (py4j), or a Connect server of Spark 3.5 on Scala 2.12 or of 4.0+."
+        )
+    return {
+        "spark.jars": jar_path(spark_version, scala_version),
+        RELATION_SETTING: RELATION_PLUGIN,
+        EXPRESSION_SETTING: EXPRESSION_PLUGIN,
+    }

@@ -9,6 +9,10 @@ class JarNotFoundError(SparkSuppressError):
     """The JVM of this Spark session cannot load spark-suppress's classes."""
 
 
+class UnsupportedSparkError(SparkSuppressError):
+    """The Spark line (or its Scala version) is not one that spark-suppress is built for."""
+
+
 class VersionMismatchError(SparkSuppressError):
     """The jar on the JVM's classpath is another version than this Python package."""
 

@@ -17,6 +17,9 @@ import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StructField}
  * So every column loses the marker and one extra column carries it: a constant so far in the future that the
  * late-row filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark`
  * node) is untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
+ *
+ * The unmarked columns' metadata is never empty: Spark 4.0 treats an alias with empty metadata as one without any,
+ * which keeps the child's metadata (the marker with it), so a key of our own stands in ([[UnmarkedKey]]).
  */
 private[sparksuppress] object WatermarkBypass {
 
@@ -27,8 +30,12 @@ private[sparksuppress] object WatermarkBypass {
 
   def hasMarker(field: StructField): Boolean = field.metadata.contains(delayKey)
 
+  /** The metadata key that keeps an unmarked column's metadata non-empty (see above). */
+  val UnmarkedKey = "spark_suppress.unwatermarked"
+
   def withoutMarker(metadata: Metadata): Metadata =
-    if (!metadata.contains(delayKey)) metadata else new MetadataBuilder().withMetadata(metadata).remove(delayKey).build()
+    if (!metadata.contains(delayKey)) metadata
+    else new MetadataBuilder().withMetadata(metadata).remove(delayKey).putBoolean(UnmarkedKey, true).build()
 
   /** The anchor: the largest representable timestamp, marked as a watermarked column with zero delay. */
   def anchor: Column =
