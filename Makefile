@@ -29,11 +29,15 @@ CONNECT35_JAR := $(VENV)/connect/spark-connect_2.12-$(CONNECT35_VERSION).jar
 EXTRA_SERVER_JARS := $(if $(filter 3.5,$(SPARK)),$(abspath $(CONNECT35_JAR)))
 export SPARK_SUPPRESS_SERVER_JARS := $(EXTRA_SERVER_JARS)
 
-CONFORMANCE_DIR ?= ../shared/conformance/vectors
-CHAINS_DIR ?= ../shared/conformance/chains
+# The conformance vectors: the repository's copy of ../shared/conformance (make sync-vectors refreshes it).
+CONFORMANCE_DIR ?= tests/conformance/vectors
+CHAINS_DIR ?= tests/conformance/chains
 export CONFORMANCE_DIR CHAINS_DIR
+SHARED_CONFORMANCE := ../shared/conformance
+VENDORED_CONFORMANCE := tests/conformance
+VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars test conformance-connect-chains sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -88,6 +92,10 @@ test-connect: jar
 conformance-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
 
+# The chain vectors alone on Spark Connect: what `make test` runs over Connect on the lines other than the default.
+conformance-connect-chains: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py --chains-only
+
 # The wheel in a fresh venv with only pyspark-client (no classic PySpark), against a Connect server of this venv.
 CLIENT_VENV := target/connect-client-venv
 PYSPARK_CLIENT_VERSION ?= 4.2.0
@@ -99,15 +107,28 @@ test-connect-client: wheel
 	$(CLIENT_VENV)/bin/pip install -q dist/*.whl
 	$(PY) tests/connect_client/run.py $(CLIENT_VENV)/bin/python
 
+# Copies the vectors from ../shared/conformance into the repository, which must carry what its tests read.
+sync-vectors:
+	@test -d $(SHARED_CONFORMANCE) || { echo "no $(SHARED_CONFORMANCE) to copy from"; exit 1; }
+	for d in $(VECTOR_FOLDERS); do rm -rf $(VENDORED_CONFORMANCE)/$$d && cp -r $(SHARED_CONFORMANCE)/$$d $(VENDORED_CONFORMANCE)/$$d; done
+	cp $(SHARED_CONFORMANCE)/KAFKA_SEMANTICS.md $(VENDORED_CONFORMANCE)/
+
+# Fails when ../shared/conformance exists and its vectors differ from the repository's copy; passes without it.
+check-vectors:
+	@if [ -d $(SHARED_CONFORMANCE) ]; then for d in $(VECTOR_FOLDERS); do \
+		diff -rq $(SHARED_CONFORMANCE)/$$d $(VENDORED_CONFORMANCE)/$$d >/dev/null || { \
+		echo "tests/conformance/$$d differs from $(SHARED_CONFORMANCE)/$$d: run 'make sync-vectors' and commit the copy"; \
+		exit 1; }; done; fi
+
 # Without SPARK: every line, concurrently where it helps, with a table of line x suite at the end (tests/lines.py).
 # With SPARK=X: the whole suite on that line.
 ifeq ($(ALL_LINES),file)
-test:
+test: check-vectors
 	$(PYTHON) tests/lines.py
 else ifeq ($(PYSPARK_VERSION),-)
-test: test-jvm
+test: check-vectors test-jvm
 else
-test: test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
+test: check-vectors test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
 endif
 
 demo: jar

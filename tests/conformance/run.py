@@ -1,7 +1,7 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
-Usage: python tests/conformance/run.py [--only SUBSTRING]   (vectors from $CONFORMANCE_DIR, default
-../shared/conformance/vectors, and chain vectors from $CHAINS_DIR, default ../shared/conformance/chains). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only]   (vectors from $CONFORMANCE_DIR, default
+tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folder `chains` beside them). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
 
 
 def chains_dir() -> Optional[str]:
-    """The chain vectors' folder: $CHAINS_DIR, else ../shared/conformance/chains when it exists."""
+    """The chain vectors' folder: $CHAINS_DIR, else the folder `chains` beside the vectors' when it exists."""
     explicit = os.environ.get("CHAINS_DIR")
     if explicit:
         return explicit
