@@ -184,4 +184,4 @@ proto: $(PROTOC_DIR)/protoc-$(PROTOC_JAVA_VERSION) $(PROTOC_DIR)/protoc-$(PROTOC
 
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars
-	rm -rf $(VENV) .pytest_cache benchmarks/work spark-warehouse
+	rm -rf .venv .venv-* .pytest_cache benchmarks/work spark-warehouse
