@@ -144,8 +144,9 @@ wheel: jars
 publish-local:
 	$(SBT) publishLocalAllLines
 
+# `make bench SPARK=3.5` (any line): the final-results benchmark on that line against its own append aggregation.
 bench: jar
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py $(if $(filter file,$(ALL_LINES)),,--spark $(SPARK))
 
 # The reliability checks at full size (docs/reliability.md); RELIABILITY_LONG=1 adds the soak run.
 reliability: jar
