@@ -149,8 +149,11 @@ bench: jar
 	$(PY) benchmarks/run.py $(if $(filter file,$(ALL_LINES)),,--spark $(SPARK))
 
 # The reliability checks at full size (docs/reliability.md); RELIABILITY_LONG=1 adds the soak run.
+# Without SPARK, the restart-equivalence checks also run on the oldest line (3.5, Scala 2.12).
 reliability: jar
-	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*"
+	$(if $(filter file,$(ALL_LINES)),$(MAKE) --no-print-directory venv SPARK=3.5)
+	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*" \
+		$(if $(filter file,$(ALL_LINES)),"spark35_212/testOnly io.github.sparksuppress.reliability.RestartEquivalence*")
 	$(PY) -m pytest -q tests/test_reliability.py
 	$(PY) -m pytest -q reliability
 
