@@ -22,7 +22,7 @@ PIP := $(VENV)/bin/pip
 JAR_NAME := spark-suppress_$(SPARK)_$(SCALA)-$(VERSION).jar
 JAR := target/$(PROJECT)/scala-$(SCALA)/$(JAR_NAME)
 BUNDLED_JAR := python/spark_suppress/jars/$(JAR_NAME)
-SCALA_SOURCES := $(shell find jvm -type f 2>/dev/null) build.sbt VERSION project/spark-lines.tsv project/SparkLines.scala
+SCALA_SOURCES := $(shell find jvm/src/main jvm/shims jvm/connect/scala jvm/connect/java jvm/connect/shims -type f 2>/dev/null) build.sbt VERSION project/spark-lines.tsv project/SparkLines.scala
 # Spark 3.5's Connect server is a separate artifact; Maven Central here has spark-connect_2.12 up to 3.5.7 (build.sbt).
 CONNECT35_VERSION := 3.5.7
 CONNECT35_JAR := $(VENV)/connect/spark-connect_2.12-$(CONNECT35_VERSION).jar
