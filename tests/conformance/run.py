@@ -43,6 +43,7 @@ def session():
         # One state partition, as the Kafka tests run one task: buffer bounds hold per partition.
         "spark.sql.shuffle.partitions": "1",
         "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.streaming.noDataMicroBatches.enabled": "true",
     }
