@@ -89,10 +89,17 @@ def _extension_plan(message: Any, children: Sequence["DataFrame"]):
     return SparkSuppressRelation()
 
 
-def _frame(message: Any, children: Sequence["DataFrame"], session: Any) -> "DataFrame":
+def _dataframe(plan: Any, session: Any) -> "DataFrame":
+    """A Connect DataFrame of ``plan``: PySpark 3.5's client builds one with ``DataFrame.withPlan``, 4.0's with the
+    constructor."""
     from pyspark.sql.connect.dataframe import DataFrame
 
-    df = DataFrame(_extension_plan(message, children), session)
+    with_plan = getattr(DataFrame, "withPlan", None)
+    return with_plan(plan, session) if with_plan is not None else DataFrame(plan, session)
+
+
+def _frame(message: Any, children: Sequence["DataFrame"], session: Any) -> "DataFrame":
+    df = _dataframe(_extension_plan(message, children), session)
     # Analysing now makes the server build the operator, so bad arguments fail here, as with py4j, and not only
     # when the query starts.
     with translated_errors():
@@ -184,7 +191,15 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
         """An expression extension the server's StringFoldExpressionPlugin turns into the StringFold aggregate."""
 
         def to_plan(self, session: Any) -> Any:
-            expr = self._create_proto_expression()
+            # PySpark 4.0's expressions start from _create_proto_expression (which records their origin); 3.5's
+            # from an empty message.
+            create = getattr(self, "_create_proto_expression", None)
+            if create is not None:
+                expr = create()
+            else:
+                from pyspark.sql.connect.proto import Expression as ProtoExpression
+
+                expr = ProtoExpression()
             expr.extension.Pack(
                 connect_pb2.StringFold(
                     column=child.to_plan(session).SerializeToString(), initial=initial, separator=separator
@@ -204,16 +219,15 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
 
 def metrics(query: Any) -> Dict[str, Dict[str, float]]:
     names: List[str] = []
+    # Progress reports are dicts on PySpark 3.5 and dict subclasses from 4.0: read them by key.
     for progress in query.recentProgress:
-        for name in progress.observedMetrics or {}:
+        for name in progress.get("observedMetrics") or {}:
             if name not in names:
                 names.append(name)
     session = query._session
     message = _message("Metrics", observation_names=names)
-    from pyspark.sql.connect.dataframe import DataFrame
-
     with translated_errors():
-        rows = DataFrame(_extension_plan(message, []), session).collect()
+        rows = _dataframe(_extension_plan(message, []), session).collect()
     return json.loads(rows[0][0])
 
 
