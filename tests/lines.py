@@ -12,21 +12,26 @@ for the second Scala version of a line), so a suite here is exactly what `make <
 - the default line (the table's last) also runs every vector on Spark Connect (`conformance-connect`, which includes
   the chains) and the wheel with only pyspark-client (`test-connect-client`).
 
-sbt runs one suite at a time (one build directory); the Python suites of different lines run beside it, up to
---jobs at once (each is one Spark driver on local[2], mostly waiting on micro-batch latency). Each suite's output
-goes to target/test-logs/<line>/<suite>.log; its counts come from the runner's own closing line. Exits 1 when any
-suite failed or ended without its runner's closing line.
+The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
+whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
+(target/<project>/test-reports). The Python suites of different lines run beside it, up to --jobs at once (each is
+one Spark driver on local[2], mostly waiting on micro-batch latency). Each suite's output goes to
+target/test-logs/<line>/<suite>.log (sbt's to target/test-logs/test-jvm.log); its counts come from the runner's
+own closing line. Exits 1 when any suite failed or ended without its runner's closing line.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
 import time
+import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -116,6 +121,58 @@ def counts(suite: str, output: str) -> Optional[Tuple[int, int, int]]:
     return tuple(total) if seen else None  # type: ignore[return-value]
 
 
+def junit_counts(report_dir: str) -> Optional[Tuple[int, int, int]]:
+    """(passed, failed, skipped) over the JUnit XML reports sbt wrote for one project, or None when there are none."""
+    reports = glob.glob(os.path.join(report_dir, "TEST-*.xml"))
+    if not reports:
+        return None
+    passed = failed = skipped = 0
+    for path in reports:
+        suite = ElementTree.parse(path).getroot()
+        tests, bad = int(suite.get("tests", 0)), int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skip = int(suite.get("skipped", 0))
+        passed += tests - bad - skip
+        failed += bad
+        skipped += skip
+    return passed, failed, skipped
+
+
+def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+    """Every line's Scala suites in one sbt run; sbt runs up to ``jobs`` projects' test JVMs at once."""
+    os.makedirs(LOGS, exist_ok=True)
+    log = os.path.join(LOGS, "test-jvm.log")
+    for line in lines:
+        shutil.rmtree(os.path.join(ROOT, "target", line.project, "test-reports"), ignore_errors=True)
+    started = time.monotonic()
+    with open(log, "w") as out:
+        proc = subprocess.run([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true",
+                               "all " + " ".join(f"{l.project}/test" for l in lines)],
+                              stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                              env=dict(os.environ, SBT_TEST_FORKS=str(jobs)))
+    seconds = time.monotonic() - started
+    for line in lines:
+        found = junit_counts(os.path.join(ROOT, "target", line.project, "test-reports"))
+        record(line, "test-jvm", found, proc.returncode, seconds, log, results, lock)
+
+
+def record(line: Line, suite: str, found: Optional[Tuple[int, int, int]], returncode: int, seconds: float,
+           log: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+    result = Result(seconds=seconds, log=os.path.relpath(log, ROOT))
+    if found is None:
+        result.status = "no counts"
+        result.failed = 1
+    else:
+        result.passed, result.failed, result.skipped = found
+        result.status = "ok" if returncode == 0 and result.failed == 0 else "failed"
+        if returncode != 0 and result.failed == 0:
+            result.failed = 1  # the runner exited non-zero although its counts show no failure
+    with lock:
+        results[(line.name, suite)] = result
+        print(f"[{time.strftime('%H:%M:%S')}] {line.name:9} {suite:27} {result.status:9} "
+              f"{result.passed} passed, {result.failed} failed, {result.skipped} skipped ({seconds:.0f} s) "
+              f"-> {result.log}", flush=True)
+
+
 def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
     os.makedirs(os.path.join(LOGS, line.name), exist_ok=True)
     log = os.path.join(LOGS, line.name, f"{suite}.log")
@@ -126,20 +183,7 @@ def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: th
     seconds = time.monotonic() - started
     with open(log, errors="replace") as f:
         found = counts(suite, f.read())
-    result = Result(seconds=seconds, log=os.path.relpath(log, ROOT))
-    if found is None:
-        result.status = "no counts"
-        result.failed = 1
-    else:
-        result.passed, result.failed, result.skipped = found
-        result.status = "ok" if proc.returncode == 0 and result.failed == 0 else "failed"
-        if proc.returncode != 0 and result.failed == 0:
-            result.failed = 1  # the runner exited non-zero although its counts show no failure
-    with lock:
-        results[(line.name, suite)] = result
-        print(f"[{time.strftime('%H:%M:%S')}] {line.name:9} {suite:27} {result.status:9} "
-              f"{result.passed} passed, {result.failed} failed, {result.skipped} skipped ({seconds:.0f} s) "
-              f"-> {result.log}", flush=True)
+    record(line, suite, found, proc.returncode, seconds, log, results, lock)
 
 
 def build(lines: List[Line]) -> None:
@@ -192,6 +236,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", default=None, help="comma-separated line names (e.g. 3.5_2.12,4.0_2.13 or 4.0)")
     parser.add_argument("--jobs", type=int, default=3, help="Python suites run at once beside sbt (default 3)")
+    parser.add_argument("--jvm-jobs", type=int, default=2, help="lines whose Scala suites run at once (default 2)")
     parser.add_argument("--build-only", action="store_true", help="build the venvs and jars, run nothing")
     args = parser.parse_args(argv)
     lines = read_lines()
@@ -206,16 +251,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     results: Dict[Tuple[str, str], Result] = {}
     lock = threading.Lock()
-    # sbt first on the lines whose Python suites take longest, so every line's suites are spread over the run.
-    jvm = list(lines)
+    # The longest Python suites first, so the shorter ones fill the gaps at the end.
     python = sorted(((l, s) for l in lines for s in suites(l) if s != "test-jvm"),
-                    key=lambda ls: (not ls[0].default, ls[1] not in ("conformance", "conformance-connect")))
-
-    def jvm_track() -> None:
-        for l in jvm:
-            run(l, "test-jvm", results, lock)
-
-    jvm_thread = threading.Thread(target=jvm_track)
+                    key=lambda ls: (ls[1] not in ("conformance", "conformance-connect"), not ls[0].default))
+    jvm_thread = threading.Thread(target=run_jvm, args=(lines, args.jvm_jobs, results, lock))
     jvm_thread.start()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for f in [pool.submit(run, l, s, results, lock) for l, s in python]:

@@ -57,3 +57,10 @@ def test_every_line_has_the_suites_the_issue_names():
             assert {"test-python", "conformance", "test-connect"} <= set(suites)
             assert ("conformance-connect" in suites) == line.default
             assert ("conformance-connect-chains" in suites) != line.default
+
+
+def test_junit_reports_of_one_project_add_up(tmp_path):
+    (tmp_path / "TEST-a.xml").write_text('<testsuite name="a" tests="5" errors="1" failures="1" skipped="1"/>')
+    (tmp_path / "TEST-b.xml").write_text('<testsuite name="b" tests="3" errors="0" failures="0" skipped="0"/>')
+    assert lines.junit_counts(str(tmp_path)) == (5, 2, 1)
+    assert lines.junit_counts(str(tmp_path / "missing")) is None
