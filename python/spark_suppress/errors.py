@@ -20,6 +20,11 @@ class VersionMismatchError(SparkSuppressError):
 class ConnectPluginMissingError(JarNotFoundError):
     """The Spark Connect server was started without spark-suppress's jar or plugin settings."""
 
+    def __init__(self, message: str, expression: bool = False) -> None:
+        super().__init__(message)
+        #: True when the missing plugin is the expression plugin behind ``string_fold``.
+        self.expression = expression
+
 
 class ClassicSessionRequiredError(SparkSuppressError):
     """The session is a Spark Connect session: there is no local JVM to run the operators in."""
