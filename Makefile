@@ -66,9 +66,11 @@ $(BUNDLED_JAR): $(JAR)
 
 jar: $(BUNDLED_JAR)
 
-# Every line's jar, built in one sbt run, and bundled for the wheel.
+# Every line's jar, bundled for the wheel: each line's `make jar`, which does nothing for a jar newer than its sources
+# (`tests/lines.py --build-only` builds them all in one sbt run instead).
 jars:
-	$(PYTHON) tests/lines.py --build-only
+	@awk '!/^#/ {split($$2, v, "."); print $$1, v[1] "." v[2]}' project/spark-lines.tsv | while read line scala; do \
+		$(MAKE) --no-print-directory jar SPARK=$$line SCALA=$$scala || exit 1; done
 
 test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
 	$(SBT) $(PROJECT)/test
