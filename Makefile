@@ -37,7 +37,7 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars test conformance-connect-chains sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars test conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -90,6 +90,11 @@ CONNECT_TESTS := tests/test_connect.py tests/test_suppress.py tests/test_emit.py
 
 test-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
+
+# Connect's own tests alone (the plugin, its settings and errors): what `make test` runs over Connect on the lines
+# other than the default, beside the chain vectors.
+test-connect-plugin: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q tests/test_connect.py
 
 conformance-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py

@@ -7,10 +7,13 @@ for the second Scala version of a line), so a suite here is exactly what `make <
 
 - every line: the Scala suites (`test-jvm`);
 - every line with a PySpark on PyPI: the Python tests (`test-python`), every conformance vector on py4j
-  (`conformance`), the Python tests on Spark Connect (`test-connect`) and the chain vectors on Spark Connect
+  (`conformance`), Connect's own tests (`test-connect-plugin`) and the chain vectors on Spark Connect
   (`conformance-connect-chains`);
-- the default line (the table's last) also runs every vector on Spark Connect (`conformance-connect`, which includes
-  the chains) and the wheel with only pyspark-client (`test-connect-client`).
+- the default line (the table's last) runs the Python tests of operators on Spark Connect too (`test-connect`, which
+  includes Connect's own), every vector on Spark Connect (`conformance-connect`, which includes the chains) and the
+  wheel with only pyspark-client (`test-connect-client`).
+
+`make test SPARK=<line>` runs the default line's set on any line.
 
 The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
 whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
@@ -73,10 +76,10 @@ def read_lines() -> List[Line]:
 def suites(line: Line) -> List[str]:
     if line.pyspark is None:
         return ["test-jvm"]
-    names = ["test-jvm", "test-python", "conformance", "test-connect"]
+    names = ["test-jvm", "test-python", "conformance"]
     if line.default:
-        return names + ["conformance-connect", "test-connect-client"]
-    return names + ["conformance-connect-chains"]
+        return names + ["test-connect", "conformance-connect", "test-connect-client"]
+    return names + ["test-connect-plugin", "conformance-connect-chains"]
 
 
 @dataclass
