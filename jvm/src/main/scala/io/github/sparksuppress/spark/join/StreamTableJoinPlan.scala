@@ -51,7 +51,7 @@ private[sparksuppress] object StreamTableJoinPlan {
         throw new IllegalArgumentException(
           s"$operator: key column '${sf.name}' is ${sf.dataType.simpleString} on the stream side but " +
             s"${tf.dataType.simpleString} on the table side; both sides need the same key type. Cast one side, " +
-            s"e.g. col(\"${tf.name}\").cast(\"${sf.dataType.simpleString}\").")
+            s"""e.g. col("${tf.name}").cast("${sf.dataType.simpleString}").""")
       }
     }
     val streamTs = InputColumns.index(streamSchema, j.streamTimestamp, "stream timestamp", operator)
@@ -90,7 +90,7 @@ private[sparksuppress] object StreamTableJoinPlan {
     if (j.idleTimeoutMs.isDefined && !releaseByWatermark) {
       throw new IllegalArgumentException(
         s"$operator: an idle timeout moves the release of waiting records on from the stream's watermark, but the " +
-          s"stream has none. Add one, e.g. stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\").")
+          s"""stream has none. Add one, e.g. stream.withWatermark("${streamSchema(streamTs).name}", "0 seconds").""")
     }
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
       releaseByWatermark, j.idleTimeoutMs)
