@@ -3,11 +3,11 @@ package io.github.sparksuppress.spark.common
 import java.nio.charset.StandardCharsets
 import java.time.{Duration => JDuration, Instant, LocalDate, LocalDateTime, Period}
 
-import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
-import org.apache.spark.unsafe.types.{CalendarInterval, VariantVal}
+import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 
@@ -186,10 +186,7 @@ private[sparksuppress] object RowCodec {
       val c = v.asInstanceOf[CalendarInterval]
       o.writeZigZag(c.months.toLong); o.writeZigZag(c.days.toLong); o.writeZigZag(c.microseconds)
     }
-    case VariantType => (o, v) => {
-      val x = v.asInstanceOf[VariantVal]
-      o.writeBytes(x.getValue); o.writeBytes(x.getMetadata)
-    }
+    case Variant() => (o, v) => { o.writeBytes(Variant.value(v)); o.writeBytes(Variant.metadata(v)) }
     case NullType => (_, _) => ()
     case s: StructType =>
       val fields = s.fields.map(f => writerFor(f.dataType, s"$path.${f.name}"))
@@ -205,7 +202,7 @@ private[sparksuppress] object RowCodec {
         val xs = v match {
           case s: scala.collection.Seq[_] => s
           case arr: Array[_] => arr.toSeq
-          case l: java.util.List[_] => scala.jdk.CollectionConverters.ListHasAsScala(l).asScala.toSeq
+          case l: java.util.List[_] => l.asScala.toSeq
         }
         o.writeVarLong(xs.length.toLong)
         writeBitmap(o, xs.length, i => xs(i) == null)
@@ -217,7 +214,7 @@ private[sparksuppress] object RowCodec {
       (o, v) => {
         val entries = v match {
           case sm: scala.collection.Map[_, _] => sm.toSeq
-          case jm: java.util.Map[_, _] => scala.jdk.CollectionConverters.MapHasAsScala(jm).asScala.toSeq
+          case jm: java.util.Map[_, _] => jm.asScala.toSeq
         }
         o.writeVarLong(entries.length.toLong)
         writeBitmap(o, entries.length, i => entries(i)._2 == null)
@@ -258,7 +255,7 @@ private[sparksuppress] object RowCodec {
     case _: YearMonthIntervalType => in => Period.ofMonths(in.readZigZag().toInt).normalized()
     case CalendarIntervalType => in =>
       new CalendarInterval(in.readZigZag().toInt, in.readZigZag().toInt, in.readZigZag())
-    case VariantType => in => new VariantVal(in.readBytes(), in.readBytes())
+    case Variant() => in => Variant(in.readBytes(), in.readBytes())
     case NullType => _ => null
     case s: StructType =>
       val fields = s.fields.map(f => readerFor(f.dataType))
@@ -277,7 +274,7 @@ private[sparksuppress] object RowCodec {
         val out = new Array[Any](n)
         var i = 0
         while (i < n) { if (!nulls(i)) out(i) = element(in); i += 1 }
-        mutable.ArraySeq.make(out)
+        genericWrapArray(out) // no copy, on Scala 2.12 (a WrappedArray) as on 2.13 (an ArraySeq)
       }
     case m: MapType =>
       val key = readerFor(m.keyType)
