@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row, SparkSession}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.catalyst.plans.logical.FlatMapGroupsWithState
 import org.apache.spark.sql.streaming.{GroupStateTimeout, StreamingQuery, StreamingQueryListener, Trigger}
 import org.apache.spark.sql.types.StructType
@@ -50,7 +50,7 @@ final class TestDriver private (val spark: SparkSession) {
   def addInput(name: String, schema: StructType, timestamp: String, watermarkDelay: String): DataFrame = {
     require(query == null, "add inputs before start()")
     require(!streams.contains(name), s"input '$name' exists already")
-    val stream = MemoryStream[Row](Encoders.row(schema), spark)
+    val stream = MemoryStream[Row](Encoders.row(schema), spark.sqlContext)
     val df = if (timestamp == null) stream.toDF() else stream.toDF().withWatermark(timestamp, watermarkDelay)
     streams(name) = (stream, df)
     df

@@ -4,7 +4,7 @@ import java.sql.Timestamp
 import java.time.{Duration, Instant, LocalDate, LocalDateTime, Period}
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, lit, struct}
 import org.apache.spark.sql.types._
 
@@ -268,7 +268,7 @@ class BadInputSuite extends SparkSessionSuite {
     val stream = d.addInput("s", updates, "ts", "0 seconds")
     val table = d.addInput("t", StructType(Seq(StructField("key", StringType), StructField("at", TimestampType),
       StructField("value", LongType))), null, null)
-    val unwatermarked = MemoryStream[Row](org.apache.spark.sql.Encoders.row(updates), spark).toDF()
+    val unwatermarked = MemoryStream[Row](org.apache.spark.sql.Encoders.row(updates), spark.sqlContext).toDF()
     val batch = spark.createDataFrame(spark.sparkContext.emptyRDD[Row], updates)
     val versioned = ChangelogTable.versioned(table.withColumnRenamed("value", "tier"), "at", ms(100))
     val cases: Seq[(String, () => Any, String)] = Seq(

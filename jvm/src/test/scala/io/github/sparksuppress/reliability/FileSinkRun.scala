@@ -7,7 +7,7 @@ import java.nio.file.{Files, Paths}
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row, SparkSession}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.execution.streaming.state.StateStoreAccess
 import org.apache.spark.sql.functions.input_file_name
 import org.apache.spark.sql.catalyst.plans.logical.FlatMapGroupsWithState
@@ -28,7 +28,7 @@ import org.apache.spark.sql.types.StructType
  */
 final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: File) {
   private val streams: Map[String, MemoryStream[Row]] =
-    specs.map(s => s.name -> MemoryStream[Row](Encoders.row(s.schema), spark)).toMap
+    specs.map(s => s.name -> MemoryStream[Row](Encoders.row(s.schema), spark.sqlContext)).toMap
 
   /** The input DataFrames, watermarked as their specs say. */
   val inputs: Map[String, DataFrame] = specs.map { s =>

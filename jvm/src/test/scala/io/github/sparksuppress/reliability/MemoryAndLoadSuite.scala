@@ -8,7 +8,7 @@ import java.time.Duration
 import java.util.concurrent.atomic.AtomicLong
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, concat, lit}
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress, Trigger}
 import org.apache.spark.sql.types._
@@ -35,7 +35,7 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     val keys = ReliabilityLevel.pick(20000, 1000000)
     val batches = 10
     val maxRecords = 1000L
-    val input = MemoryStream[Row](Encoders.row(updates), spark)
+    val input = MemoryStream[Row](Encoders.row(updates), spark.sqlContext)
     val suppressed = Suppressed.untilTimeLimit(Duration.ofHours(1), BufferConfig.maxRecords(maxRecords).emitEarlyWhenFull())
       .withName("bounded-load")
     val emitted = new AtomicLong()

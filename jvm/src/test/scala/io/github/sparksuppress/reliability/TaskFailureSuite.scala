@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution
+import io.github.sparksuppress.shims.StreamingRuntime
 
 import io.github.sparksuppress.spark.SparkSessionSuite
 
@@ -51,7 +51,7 @@ class TaskFailureSuite extends SparkSessionSuite {
 final class FailFirstAttempt(inject: Boolean) extends (Iterator[Row] => Iterator[Row]) with Serializable {
   override def apply(rows: Iterator[Row]): Iterator[Row] = {
     val task = TaskContext.get()
-    val batch = Option(task.getLocalProperty(MicroBatchExecution.BATCH_ID_KEY)).map(_.toLong).getOrElse(-1L)
+    val batch = Option(task.getLocalProperty(StreamingRuntime.BatchIdKey)).map(_.toLong).getOrElse(-1L)
     val chosen = inject && task.attemptNumber() == 0 && batch % 2 == 1 && task.partitionId() == (batch / 2 % 2)
     if (chosen && batch % 4 == 1) {
       FailFirstAttempt.before.incrementAndGet()

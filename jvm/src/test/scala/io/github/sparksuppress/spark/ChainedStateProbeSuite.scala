@@ -3,7 +3,7 @@ package io.github.sparksuppress.spark
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, count, lit, window}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
@@ -21,8 +21,8 @@ class ChainedStateProbeSuite extends SparkSessionSuite {
 
   /** stream (watermarked, delay 0) ∪ table -> fMGWS by one shard -> fMGWS by key; returns (inputs, output). */
   private def chain(firstTimeout: GroupStateTimeout): (MemoryStream[Ev], MemoryStream[Ev], DataFrame) = {
-    val stream = MemoryStream[Ev](evEncoder, spark)
-    val table = MemoryStream[Ev](evEncoder, spark)
+    val stream = MemoryStream[Ev](evEncoder, spark.sqlContext)
+    val table = MemoryStream[Ev](evEncoder, spark.sqlContext)
     val s = stream.toDF().withWatermark("ts", "0 seconds").select(lit("s").as("side"), col("key"), col("ts"))
     val t = table.toDF().select(lit("t").as("side"), col("key"), col("ts"))
     val unioned = s.unionByName(t).withColumn("shard", lit(1))

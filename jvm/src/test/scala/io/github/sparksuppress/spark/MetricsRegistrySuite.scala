@@ -4,7 +4,7 @@ import java.time.Duration
 
 import org.apache.spark.ListenerBusAccess
 import org.apache.spark.sql.{DataFrame, Encoders}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, timestamp_millis}
 import org.apache.spark.sql.streaming.StreamingQuery
 

@@ -3,7 +3,7 @@ package io.github.sparksuppress.spark
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode, Trigger}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
@@ -23,8 +23,8 @@ class ProcessingTimeChainProbeSuite extends SparkSessionSuite {
   private val firstOut = StructType(Seq(StructField("key", StringType), StructField("note", StringType)))
 
   test("fMGWS(ProcessingTimeTimeout) -> fMGWS(NoTimeout): accepted; a timed-out group is called without input and reads the watermark") {
-    val stream = MemoryStream[Ev](Encoders.product[Ev], spark)
-    val table = MemoryStream[Ev](Encoders.product[Ev], spark)
+    val stream = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
+    val table = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
     val s = stream.toDF().withWatermark("ts", "0 seconds").select(lit("s").as("side"), col("key"), col("ts").cast(LongType).as("ts"))
     val t = table.toDF().select(lit("t").as("side"), col("key"), col("ts").cast(LongType).as("ts"))
     val unioned = s.unionByName(t).withColumn("shard", lit(1)).select(col("side"), col("key"), col("ts"), col("shard"), WatermarkBypass.anchor)

@@ -5,7 +5,7 @@ import java.sql.Timestamp
 import scala.collection.mutable
 
 import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode, StreamingQuery, Trigger}
 import io.github.sparksuppress.spark.common.{ShardHeartbeats, WatermarkBypass}
@@ -21,7 +21,7 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
   private def seen(bypass: Boolean, timeout: GroupStateTimeout = GroupStateTimeout.EventTimeTimeout()): Seq[(String, Long)] = {
     val session = spark
     import session.implicits._
-    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark)
+    val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark.sqlContext)
     val base = input.toDF().withWatermark("ts", "0 seconds")
     val df = if (bypass) WatermarkBypass(base) else base
     val schema = df.schema
@@ -66,7 +66,7 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
   /** A stream of `Ev`s, watermarked (through the bypass) and grouped by key into `fn`. */
   private def grouped(timeout: GroupStateTimeout)(fn: (String, Iterator[Row], GroupState[Long]) => Iterator[String])
       : (MemoryStream[Ev], Dataset[String]) = {
-    val input = MemoryStream[Ev](Encoders.product[Ev], spark)
+    val input = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
     val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
     (input, df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
       .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.scalaLong, Encoders.STRING))

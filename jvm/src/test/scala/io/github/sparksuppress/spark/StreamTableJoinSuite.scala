@@ -4,7 +4,7 @@ import java.sql.Timestamp
 import java.time.Duration
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, sum, window}
 import org.apache.spark.sql.types._
 

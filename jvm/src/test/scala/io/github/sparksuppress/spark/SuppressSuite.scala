@@ -181,8 +181,8 @@ class SuppressSuite extends SparkSessionSuite {
     assert(intercept[IllegalArgumentException](batch.transform(Suppress("key", "ts", s))).getMessage
       .contains("is not a streaming DataFrame"))
     val d = TestDriver(spark, schema, "ts")
-    val raw = org.apache.spark.sql.execution.streaming.runtime.MemoryStream[Row](
-      org.apache.spark.sql.Encoders.row(schema), spark)
+    val raw = io.github.sparksuppress.shims.StreamingRuntime.MemoryStream[Row](
+      org.apache.spark.sql.Encoders.row(schema), spark.sqlContext)
     val noWatermark = raw.toDF()
     val e1 = intercept[IllegalArgumentException](noWatermark.transform(Suppress("key", "ts", s)))
     assert(e1.getMessage.contains("has no event-time watermark") && e1.getMessage.contains("withWatermark(\"ts\""), e1.getMessage)

@@ -4,7 +4,7 @@ import java.sql.Timestamp
 import java.time.Duration
 
 import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.expressions.Aggregator
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.streaming.Trigger
@@ -266,7 +266,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   test(s"several input partitions: pre-combined partials give exactly what record-by-record processing gives (combining checked after ${combineCheck.getOrElse("the default")} records)") {
     def run(aggregation: Column): (Seq[(String, Long, Long)], Double) = {
       combineCheck.foreach(n => spark.conf.set(WindowAggregateParams.CombineCheckConf, n.toString))
-      val stream = MemoryStream[Row](spark, 3)(Encoders.row(schema))
+      val stream = MemoryStream[Row](3)(Encoders.row(schema), spark.sqlContext)
       val input = stream.toDF().withWatermark("ts", "0 seconds")
       val op = aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(2)).advanceBy(ms(5)), EmitStrategy.onWindowClose(), aggregation)
       val plan = try input.transform(op) finally spark.conf.unset(WindowAggregateParams.CombineCheckConf)
@@ -354,7 +354,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(build(aggregate(tumbling, close, count("*").as("user"))).contains("two columns named 'user'"))
     assert(build(aggregate(SessionWindows.ofInactivityGapWithNoGrace(ms(5)), EmitStrategy.onWindowUpdate(), count("*").as("retraction")))
       .contains("two columns named 'retraction'"))
-    val raw = MemoryStream[Row](Encoders.row(schema), spark).toDF()
+    val raw = MemoryStream[Row](Encoders.row(schema), spark.sqlContext).toDF()
     assert(message(raw.transform(aggregate(tumbling, close, count("*")))).contains("has no event-time watermark"))
     assert(message(in.withColumnRenamed("label", "__spark_suppress_label").transform(aggregate(tumbling, close, count("*"))))
       .contains("names starting with '__spark_suppress_' are reserved"))

@@ -11,6 +11,7 @@ import org.apache.spark.sql.execution.aggregate.ScalaAggregator
 import org.apache.spark.sql.expressions.Aggregator
 import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.apache.spark.sql.types._
+import io.github.sparksuppress.shims.SumEvalMode
 import io.github.sparksuppress.spark.common._
 
 /**
@@ -65,7 +66,7 @@ private[spark] object WindowAggregateResolver {
             CountAggregate(name, checked.map(input).toArray)
           case s: Sum =>
             requireNumeric(s.child.dataType, name, "sum", operator)
-            SumAggregate(name, input(s.child), s.child.dataType, s.dataType, overflow(s.evalContext.evalMode))
+            SumAggregate(name, input(s.child), s.child.dataType, s.dataType, overflow(SumEvalMode.of(s)))
           case a: Average =>
             requireNumeric(a.child.dataType, name, "avg", operator)
             AverageAggregate(name, input(a.child), a.child.dataType, a.dataType, overflow(a.evalMode))
