@@ -3,7 +3,9 @@ package io.github.sparksuppress.spark.common
 import org.apache.spark.sql.types.DataType
 
 // Spark 4.0 added the VARIANT type (shims/spark-4.0-up); Spark 3.5 has none, so no column is one.
-private[spark] object Variant {
+private[sparksuppress] object Variant {
+  val dataType: Option[DataType] = None
+
   def unapply(t: DataType): Boolean = false
 
   def value(v: Any): Array[Byte] = unsupported
