@@ -17,6 +17,10 @@ import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StructField}
  * So every column loses the marker and one extra column carries it: a constant so far in the future that the
  * late-row filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark`
  * node) is untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
+ *
+ * A column loses the marker through an alias to its own name whose metadata lacks it. That metadata is never empty:
+ * Spark 3.5 treats an alias with empty metadata as no alias, which keeps the marker (its analyzer's CleanupAliases
+ * makes the alias inherit the column's metadata, its optimizer's RemoveRedundantAliases drops the alias).
  */
 private[sparksuppress] object WatermarkBypass {
 
@@ -24,6 +28,9 @@ private[sparksuppress] object WatermarkBypass {
   val AnchorColumn = "__spark_suppress_watermark_anchor"
 
   private val delayKey = EventTimeWatermark.delayKey
+
+  /** Left on a column that lost the marker, so that its metadata is not empty (see above). */
+  private val UnmarkedKey = "__spark_suppress_unmarked"
 
   def hasMarker(field: StructField): Boolean = field.metadata.contains(delayKey)
 
@@ -35,10 +42,14 @@ private[sparksuppress] object WatermarkBypass {
     timestamp_micros(lit(Long.MaxValue)).as(AnchorColumn, new MetadataBuilder().putLong(delayKey, 0L).build())
 
   /** `df` with the marker moved from its columns onto the anchor column (appended last). */
-  def apply(df: DataFrame): DataFrame = {
-    val columns = df.schema.fields.toSeq.map { f =>
-      col(ColumnNames.quote(f.name)).as(f.name, withoutMarker(f.metadata))
-    }
-    df.select(columns :+ anchor: _*)
+  def apply(df: DataFrame): DataFrame = df.select(unmarkedColumns(df) :+ anchor: _*)
+
+  /** `df` with no column carrying the marker. */
+  def unmarked(df: DataFrame): DataFrame = df.select(unmarkedColumns(df): _*)
+
+  private def unmarkedColumns(df: DataFrame): Seq[Column] = df.schema.fields.toSeq.map { f =>
+    val c = col(ColumnNames.quote(f.name))
+    if (!hasMarker(f)) c
+    else c.as(f.name, new MetadataBuilder().withMetadata(withoutMarker(f.metadata)).putBoolean(UnmarkedKey, true).build())
   }
 }
