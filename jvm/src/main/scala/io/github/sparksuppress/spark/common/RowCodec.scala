@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets
 import java.time.{Duration => JDuration, Instant, LocalDate, LocalDateTime, Period}
 
 import scala.jdk.CollectionConverters._
+import scala.util.hashing.MurmurHash3
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
@@ -101,12 +102,31 @@ private[sparksuppress] object RowCodec {
   def descriptor(schema: StructType): Array[(Int, Int)] =
     schema.fields.map(f => (f.name.hashCode, typeHash(f.dataType)))
 
-  private def typeHash(t: DataType): Int = t match {
-    case s: StructType => s.fields.map(f => (f.name, typeHash(f.dataType))).toSeq.hashCode()
-    case a: ArrayType => ("array", typeHash(a.elementType)).hashCode()
-    case m: MapType => ("map", typeHash(m.keyType), typeHash(m.valueType)).hashCode()
+  private[common] def typeHash(t: DataType): Int = t match {
+    case s: StructType => seqHash(s.fields.map(f => tupleHash(f.name.hashCode, typeHash(f.dataType))))
+    case a: ArrayType => tupleHash("array".hashCode, typeHash(a.elementType))
+    case m: MapType => tupleHash("map".hashCode, typeHash(m.keyType), typeHash(m.valueType))
     case _: StringType | _: CharType | _: VarcharType => "string".hashCode
     case other => other.typeName.hashCode
+  }
+
+  // The descriptor is stored with the rows, so its hashes must not depend on the Scala version. They are the
+  // hashCodes Scala 2.13 gives a tuple and a sequence of the element hashes (Scala 2.12's differ: its tuple hash
+  // leaves out the class name, its sequence hash has no case for evenly stepped hashes, which 2.13 hashes as a range).
+
+  private def tupleHash(elements: Int*): Int = {
+    var h = MurmurHash3.mix(MurmurHash3.productSeed, s"Tuple${elements.length}".hashCode)
+    elements.foreach(e => h = MurmurHash3.mix(h, e))
+    MurmurHash3.finalizeHash(h, elements.length)
+  }
+
+  private def seqHash(hashes: Array[Int]): Int = {
+    val n = hashes.length
+    val step = if (n < 2) 0 else hashes(1) - hashes(0)
+    if (n == 2 || n > 2 && step != 0 && (2 until n).forall(i => hashes(i) - hashes(i - 1) == step)) {
+      MurmurHash3.finalizeHash(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.seqSeed, hashes(0)), step),
+        hashes(n - 1)), 0)
+    } else MurmurHash3.finalizeHash(hashes.foldLeft(MurmurHash3.seqSeed)(MurmurHash3.mix), n)
   }
 
   /** Fails at build time for column types the stored form does not cover. */
