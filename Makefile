@@ -22,18 +22,22 @@ PIP := $(VENV)/bin/pip
 JAR_NAME := spark-suppress_$(SPARK)_$(SCALA)-$(VERSION).jar
 JAR := target/$(PROJECT)/scala-$(SCALA)/$(JAR_NAME)
 BUNDLED_JAR := python/spark_suppress/jars/$(JAR_NAME)
-SCALA_SOURCES := $(shell find jvm -type f 2>/dev/null) build.sbt VERSION project/spark-lines.tsv project/SparkLines.scala
+SCALA_SOURCES := $(shell find jvm/src/main jvm/shims jvm/connect/scala jvm/connect/java jvm/connect/shims -type f 2>/dev/null) build.sbt VERSION project/spark-lines.tsv project/SparkLines.scala
 # Spark 3.5's Connect server is a separate artifact; Maven Central here has spark-connect_2.12 up to 3.5.7 (build.sbt).
 CONNECT35_VERSION := 3.5.7
 CONNECT35_JAR := $(VENV)/connect/spark-connect_2.12-$(CONNECT35_VERSION).jar
 EXTRA_SERVER_JARS := $(if $(filter 3.5,$(SPARK)),$(abspath $(CONNECT35_JAR)))
 export SPARK_SUPPRESS_SERVER_JARS := $(EXTRA_SERVER_JARS)
 
-CONFORMANCE_DIR ?= ../shared/conformance/vectors
-CHAINS_DIR ?= ../shared/conformance/chains
+# The conformance vectors: the repository's copy of ../shared/conformance (make sync-vectors refreshes it).
+CONFORMANCE_DIR ?= tests/conformance/vectors
+CHAINS_DIR ?= tests/conformance/chains
 export CONFORMANCE_DIR CHAINS_DIR
+SHARED_CONFORMANCE := ../shared/conformance
+VENDORED_CONFORMANCE := tests/conformance
+VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars test test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars test conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -62,9 +66,11 @@ $(BUNDLED_JAR): $(JAR)
 
 jar: $(BUNDLED_JAR)
 
-# Every line's jar, built in one sbt run, and bundled for the wheel.
+# Every line's jar, bundled for the wheel: each line's `make jar`, which does nothing for a jar newer than its sources
+# (`tests/lines.py --build-only` builds them all in one sbt run instead).
 jars:
-	$(PYTHON) tests/lines.py --build-only
+	@awk '!/^#/ {split($$2, v, "."); print $$1, v[1] "." v[2]}' project/spark-lines.tsv | while read line scala; do \
+		$(MAKE) --no-print-directory jar SPARK=$$line SCALA=$$scala || exit 1; done
 
 test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
 	$(SBT) $(PROJECT)/test
@@ -85,8 +91,17 @@ CONNECT_TESTS := tests/test_connect.py tests/test_suppress.py tests/test_emit.py
 test-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
 
+# Connect's own tests alone (the plugin, its settings and errors): what `make test` runs over Connect on the lines
+# other than the default, beside the chain vectors.
+test-connect-plugin: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q tests/test_connect.py
+
 conformance-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
+
+# The chain vectors alone on Spark Connect: what `make test` runs over Connect on the lines other than the default.
+conformance-connect-chains: jar
+	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py --chains-only
 
 # The wheel in a fresh venv with only pyspark-client (no classic PySpark), against a Connect server of this venv.
 CLIENT_VENV := target/connect-client-venv
@@ -99,15 +114,28 @@ test-connect-client: wheel
 	$(CLIENT_VENV)/bin/pip install -q dist/*.whl
 	$(PY) tests/connect_client/run.py $(CLIENT_VENV)/bin/python
 
+# Copies the vectors from ../shared/conformance into the repository, which must carry what its tests read.
+sync-vectors:
+	@test -d $(SHARED_CONFORMANCE) || { echo "no $(SHARED_CONFORMANCE) to copy from"; exit 1; }
+	for d in $(VECTOR_FOLDERS); do rm -rf $(VENDORED_CONFORMANCE)/$$d && cp -r $(SHARED_CONFORMANCE)/$$d $(VENDORED_CONFORMANCE)/$$d; done
+	cp $(SHARED_CONFORMANCE)/KAFKA_SEMANTICS.md $(VENDORED_CONFORMANCE)/
+
+# Fails when ../shared/conformance exists and its vectors differ from the repository's copy; passes without it.
+check-vectors:
+	@if [ -d $(SHARED_CONFORMANCE) ]; then for d in $(VECTOR_FOLDERS); do \
+		diff -rq $(SHARED_CONFORMANCE)/$$d $(VENDORED_CONFORMANCE)/$$d >/dev/null || { \
+		echo "tests/conformance/$$d differs from $(SHARED_CONFORMANCE)/$$d: run 'make sync-vectors' and commit the copy"; \
+		exit 1; }; done; fi
+
 # Without SPARK: every line, concurrently where it helps, with a table of line x suite at the end (tests/lines.py).
 # With SPARK=X: the whole suite on that line.
 ifeq ($(ALL_LINES),file)
-test:
+test: check-vectors
 	$(PYTHON) tests/lines.py
 else ifeq ($(PYSPARK_VERSION),-)
-test: test-jvm
+test: check-vectors test-jvm
 else
-test: test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
+test: check-vectors test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
 endif
 
 demo: jar
@@ -123,12 +151,16 @@ wheel: jars
 publish-local:
 	$(SBT) publishLocalAllLines
 
+# `make bench SPARK=3.5` (any line): the final-results benchmark on that line against its own append aggregation.
 bench: jar
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py $(if $(filter file,$(ALL_LINES)),,--spark $(SPARK))
 
 # The reliability checks at full size (docs/reliability.md); RELIABILITY_LONG=1 adds the soak run.
+# Without SPARK, the restart-equivalence checks also run on the oldest line (3.5, Scala 2.12).
 reliability: jar
-	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*"
+	$(if $(filter file,$(ALL_LINES)),$(MAKE) --no-print-directory venv SPARK=3.5)
+	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*" \
+		$(if $(filter file,$(ALL_LINES)),"spark35_212/testOnly io.github.sparksuppress.reliability.RestartEquivalence*")
 	$(PY) -m pytest -q tests/test_reliability.py
 	$(PY) -m pytest -q reliability
 
@@ -163,4 +195,4 @@ proto: $(PROTOC_DIR)/protoc-$(PROTOC_JAVA_VERSION) $(PROTOC_DIR)/protoc-$(PROTOC
 
 clean:
 	rm -rf target project/target project/project dist python/build python/*.egg-info python/spark_suppress/jars
-	rm -rf $(VENV) .pytest_cache benchmarks/work spark-warehouse
+	rm -rf .venv .venv-* .pytest_cache benchmarks/work spark-warehouse

@@ -119,6 +119,9 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
 def lineProject(id: String): Project =
   lineProject(SparkLines.all.find(_.id == id).getOrElse(sys.error(s"no Spark line $id in project/SparkLines.scala")))
 
+// `tests/lines.py` runs every line's tests in one sbt (`all spark35_212/test ...`): this many test JVMs at once.
+Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, sys.env.getOrElse("SBT_TEST_FORKS", "1").toInt)
+
 // One val per line (sbt finds projects by their vals); SparkLinesCheck below fails the build if one is missing.
 lazy val spark35_212 = lineProject("spark35_212")
 lazy val spark35_213 = lineProject("spark35_213")

@@ -5,6 +5,8 @@
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
     benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
                                        #   python_stateful, scaling, large_state, join, chains, kafka_streams
+    benchmarks/run.py --spark 3.5      # on another Spark line (its venv and jar, made by `make jar SPARK=3.5`):
+                                       #   final_results (that line's own append aggregation) unless --only says
 
 Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
 Exits 1 if a benchmark failed or a result check (same final rows, every record joined once) did not hold;
@@ -46,12 +48,14 @@ def parse_args(argv):
     p.add_argument("--work-dir", default=os.path.join(ROOT, "benchmarks", "work"),
                    help="generated inputs (cached) and scratch space")
     p.add_argument("--repeats", type=int, default=None, help="measured runs per Spark system (default by mode)")
+    p.add_argument("--spark", default=None,
+                   help="run on this Spark line (e.g. 3.5) in its venv; default benchmark: final_results")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-event-log", action="store_true",
                    default=os.environ.get("BENCH_EVENT_LOG", "1") in ("", "0"),
                    help="do not write Spark's event log, so no stage breakdown per system (BENCH_EVENT_LOG=0)")
     args = p.parse_args(argv)
-    chosen = [b.strip() for b in args.only.split(",") if b.strip()] or ALL
+    chosen = [b.strip() for b in args.only.split(",") if b.strip()] or (["final_results"] if args.spark else ALL)
     unknown = [b for b in chosen if b not in ALL]
     if unknown:
         p.error(f"unknown benchmark(s) {unknown}; choose from {ALL}")
@@ -76,8 +80,28 @@ def checks_failed(result) -> bool:
     return bool(result.get("failures"))
 
 
+def running_line() -> str:
+    import pyspark
+
+    return ".".join(pyspark.__version__.split(".")[:2])
+
+
+def on_line(line: str, argv) -> int:
+    """Runs this script again with the line's venv (built, with the line's jar, by `make jar SPARK=<line>`)."""
+    import subprocess
+
+    build = subprocess.run(["make", "--no-print-directory", "jar", f"SPARK={line}"], cwd=ROOT)
+    if build.returncode != 0:
+        sys.exit(f"benchmarks/run.py: `make jar SPARK={line}` failed")
+    venv = ".venv" if line == "4.3" else f".venv-{line}"
+    return subprocess.run([os.path.join(ROOT, venv, "bin", "python"), os.path.abspath(__file__), *argv]).returncode
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    if args.spark and args.spark != running_line():
+        return on_line(args.spark, argv)
     settings = QUICK if args.quick else FULL
     if args.repeats is not None:
         from dataclasses import replace
@@ -168,7 +192,8 @@ def main(argv=None) -> int:
 
     results["load_average"]["end"] = machine.load_average()
     results["elapsed_seconds"] = round(time.time() - started, 1)
-    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}.json")
+    line = f"-spark{running_line()}" if args.spark else ""
+    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}{line}.json")
     with open(path, "w") as fh:
         json.dump(results, fh, indent=2, sort_keys=False)
         fh.write("\n")

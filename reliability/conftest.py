@@ -11,8 +11,19 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "reliability", "scripts")
 VERSION = open(os.path.join(ROOT, "VERSION")).read().strip()
-JAR = os.path.join(ROOT, "target", "scala-2.13", f"spark-suppress_2.13-{VERSION}.jar")
-BUNDLED_JAR = os.path.join(ROOT, "python", "spark_suppress", "jars", f"spark-suppress_2.13-{VERSION}.jar")
+
+
+def _line_jar() -> tuple:
+    """The jar name of the installed PySpark's line (the build writes it to target/<project>/)."""
+    from spark_suppress._jvm import spark_line
+
+    line, scala = spark_line()
+    return f"spark{line.replace('.', '')}_{scala.replace('.', '')}", f"spark-suppress_{line}_{scala}-{VERSION}.jar", scala
+
+
+_PROJECT, _JAR_NAME, _SCALA = _line_jar()
+JAR = os.path.join(ROOT, "target", _PROJECT, f"scala-{_SCALA}", _JAR_NAME)
+BUNDLED_JAR = os.path.join(ROOT, "python", "spark_suppress", "jars", _JAR_NAME)
 
 
 def pyspark_home() -> str:

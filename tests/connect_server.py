@@ -19,12 +19,17 @@ def start(app_name: str, conf: Dict[str, str]) -> Tuple[object, int]:
 
     import spark_suppress as ss
 
+    plugin_conf = ss.connect_server_conf()
+    # Spark 3.5's Connect server is a separate jar, which the Makefile fetches (SPARK_SUPPRESS_SERVER_JARS).
+    extra_jars = os.environ.get("SPARK_SUPPRESS_SERVER_JARS", "")
+    if extra_jars:
+        plugin_conf["spark.jars"] = ",".join([plugin_conf["spark.jars"], extra_jars])
     server_conf = (
         SparkConf()
         .setMaster("local[2]")
         .setAppName(app_name)
         .setAll(list(conf.items()))
-        .setAll(list(ss.connect_server_conf().items()))
+        .setAll(list(plugin_conf.items()))
         .set("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
         .set("spark.ui.showConsoleProgress", "false")
         .set("spark.connect.grpc.binding.address", "127.0.0.1")

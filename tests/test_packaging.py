@@ -15,10 +15,57 @@ def test_version_comes_from_the_single_version_file():
         assert ss.__version__ == f.read().strip()
 
 
-def test_jar_path_points_at_the_bundled_jar():
+def _running_line():
+    import pyspark
+
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    return line, "2.12" if line == "3.5" else "2.13"
+
+
+def test_jar_path_points_at_the_bundled_jar_of_the_installed_spark_line():
     path = ss.jar_path()
     assert os.path.isfile(path)
-    assert path.endswith(f"spark-suppress_2.13-{ss.__version__}.jar")
+    line, scala = _running_line()
+    assert path.endswith(f"spark-suppress_{line}_{scala}-{ss.__version__}.jar")
+
+
+def test_the_supported_lines_are_the_builds():
+    with open(os.path.join(ROOT, "project", "spark-lines.tsv")) as f:
+        rows = [r.split() for r in f if r.strip() and not r.startswith("#")]
+    built = {}
+    for line, scala, *_ in rows:
+        built.setdefault(line, []).append(".".join(scala.split(".")[:2]))
+    assert {line: tuple(scalas) for line, scalas in built.items()} == _jvm.SUPPORTED_LINES
+
+
+@pytest.mark.parametrize(
+    "version, scala, name",
+    [("3.5.2", None, "3.5_2.12"), ("3.5.0", "2.13", "3.5_2.13"), ("4.0.0", None, "4.0_2.13"),
+     ("4.1", None, "4.1_2.13"), ("4.2.1", "2.13.18", "4.2_2.13"), ("4.3.0", None, "4.3_2.13")],
+)
+def test_each_spark_line_gets_its_own_jar(version, scala, name):
+    assert _jvm.spark_line(version, scala) == tuple(name.split("_"))
+    expected = os.path.join(os.path.dirname(_jvm.__file__), "jars", f"spark-suppress_{name}-{ss.__version__}.jar")
+    if os.path.isfile(expected):
+        assert ss.jar_path(version, scala) == expected
+    else:  # a source checkout where only some lines are built: the error says how to build this one
+        with pytest.raises(ss.JarNotFoundError, match=r"make jar SPARK=" + name.split("_")[0]):
+            ss.jar_path(version, scala)
+
+
+@pytest.mark.parametrize("version, scala, words", [
+    ("3.4.1", None, r"no build for Spark 3\.4\.1: it supports the Spark lines 3\.5, 4\.0, 4\.1, 4\.2, 4\.3"),
+    ("5.0.0", None, r"no build for Spark 5\.0\.0"),
+    ("4.0.0", "2.12", r"built for Spark 4\.0 on Scala 2\.13, not Scala 2\.12"),
+])
+def test_an_unsupported_spark_line_is_refused_with_the_supported_ones(version, scala, words):
+    with pytest.raises(ss.UnsupportedSparkError, match=words):
+        ss.jar_path(version, scala)
+
+
+def test_connect_server_conf_refuses_the_line_without_a_connect_plugin():
+    with pytest.raises(ss.UnsupportedSparkError, match="no Spark Connect plugin for Spark 3.5 on Scala 2.13"):
+        ss.connect_server_conf("3.5.2", "2.13")
 
 
 def test_configure_appends_to_existing_jars():
@@ -78,5 +125,6 @@ def test_wheel_bundles_the_jar_and_declares_its_license_without_deprecation_warn
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    assert f"spark_suppress/jars/spark-suppress_2.13-{ss.__version__}.jar" in names
+    line, scala = _running_line()
+    assert f"spark_suppress/jars/spark-suppress_{line}_{scala}-{ss.__version__}.jar" in names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()

@@ -16,6 +16,7 @@ from .errors import (
     ConnectPluginMissingError,
     JarNotFoundError,
     SparkSuppressError,
+    UnsupportedSparkError,
     VersionMismatchError,
 )
 from .join import join_versioned
@@ -51,4 +52,5 @@ __all__ = [
     "VersionMismatchError",
     "ClassicSessionRequiredError",
     "ConnectPluginMissingError",
+    "UnsupportedSparkError",
 ]

@@ -26,6 +26,7 @@ EXPRESSION_SETTING = "spark.connect.extensions.expression.classes"
 
 # The JVM's prefix for a client/server version mismatch (ConnectSupport.VersionMismatchPrefix).
 _VERSION_MISMATCH = "spark-suppress version mismatch:"
+_STRING_FOLD_TYPE = b"spark_suppress.connect.StringFold"
 # What Spark's planner says about an extension no registered plugin accepts.
 _NO_HANDLER = "No handler found for extension"
 
@@ -89,15 +90,37 @@ def _extension_plan(message: Any, children: Sequence["DataFrame"]):
     return SparkSuppressRelation()
 
 
-def _frame(message: Any, children: Sequence["DataFrame"], session: Any) -> "DataFrame":
+def _dataframe(plan: Any, session: Any) -> "DataFrame":
+    """A Connect DataFrame of ``plan``: PySpark 3.5's client builds one with ``DataFrame.withPlan``, 4.0's with the
+    constructor."""
     from pyspark.sql.connect.dataframe import DataFrame
 
-    df = DataFrame(_extension_plan(message, children), session)
+    with_plan = getattr(DataFrame, "withPlan", None)
+    return with_plan(plan, session) if with_plan is not None else DataFrame(plan, session)
+
+
+def _frame(message: Any, children: Sequence["DataFrame"], session: Any, folds: bool = False) -> "DataFrame":
+    df = _dataframe(_extension_plan(message, children), session)
     # Analysing now makes the server build the operator, so bad arguments fail here, as with py4j, and not only
     # when the query starts.
-    with translated_errors():
-        df.schema
+    try:
+        with translated_errors():
+            df.schema
+    except ConnectPluginMissingError as e:
+        # Spark 4.0's server names no extension type in "No handler found for extension": with a string_fold among
+        # the aggregations, the plugin missing is the expression one when the relation plugin answers.
+        if folds and not e.expression and _relation_plugin_answers(session):
+            raise ConnectPluginMissingError(missing_plugin_message(expression=True), expression=True) from e
+        raise
     return df
+
+
+def _relation_plugin_answers(session: Any) -> bool:
+    try:
+        _dataframe(_extension_plan(_message("Metrics", observation_names=[]), []), session).schema
+        return True
+    except Exception:
+        return False
 
 
 @contextmanager
@@ -109,7 +132,8 @@ def translated_errors() -> Iterator[None]:
     except Exception as e:
         text = str(e)
         if _NO_HANDLER in text:
-            raise ConnectPluginMissingError(missing_plugin_message(expression="StringFold" in text)) from e
+            expression = "StringFold" in text
+            raise ConnectPluginMissingError(missing_plugin_message(expression), expression=expression) from e
         if _VERSION_MISMATCH in text:
             start = text.index(_VERSION_MISMATCH)
             raise VersionMismatchError(text[start:].splitlines()[0]) from e
@@ -149,13 +173,11 @@ def _aggregating(kind: str, df: "DataFrame", spec: Dict[str, Any], aggregations:
                 f"aggregations must be Spark Connect columns for a Spark Connect DataFrame, got the classic column {a!r}"
             )
     client = df._session.client
-    message = _message(
-        kind,
-        input=_relation_bytes(df),
-        aggregations=[a._expr.to_plan(client).SerializeToString() for a in aggregations],
-        spec_json=json.dumps(spec),
-    )
-    return _frame(message, [df], df._session)
+    planned = [a._expr.to_plan(client).SerializeToString() for a in aggregations]
+    message = _message(kind, input=_relation_bytes(df), aggregations=planned, spec_json=json.dumps(spec))
+    # A string_fold anywhere in an aggregation carries its message's type name (packed as an Any).
+    folds = any(_STRING_FOLD_TYPE in p for p in planned)
+    return _frame(message, [df], df._session, folds=folds)
 
 
 def join_versioned(
@@ -184,7 +206,15 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
         """An expression extension the server's StringFoldExpressionPlugin turns into the StringFold aggregate."""
 
         def to_plan(self, session: Any) -> Any:
-            expr = self._create_proto_expression()
+            # PySpark 4.0's expressions start from _create_proto_expression (which records their origin); 3.5's
+            # from an empty message.
+            create = getattr(self, "_create_proto_expression", None)
+            if create is not None:
+                expr = create()
+            else:
+                from pyspark.sql.connect.proto import Expression as ProtoExpression
+
+                expr = ProtoExpression()
             expr.extension.Pack(
                 connect_pb2.StringFold(
                     column=child.to_plan(session).SerializeToString(), initial=initial, separator=separator
@@ -202,23 +232,38 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
     return Column(StringFoldExpression())
 
 
+def progress_field(report: Any, name: str) -> Any:
+    """A field of a streaming progress report: a plain dict of the JSON on PySpark 3.5's Connect client, an object
+    with attributes from 4.0 (a dict subclass whose keys do not hold the computed fields, e.g. numInputRows)."""
+    return report.get(name) if type(report) is dict else getattr(report, name)
+
+
 def metrics(query: Any) -> Dict[str, Dict[str, float]]:
     names: List[str] = []
     for progress in query.recentProgress:
-        for name in progress.observedMetrics or {}:
+        for name in progress_field(progress, "observedMetrics") or {}:
             if name not in names:
                 names.append(name)
     session = query._session
     message = _message("Metrics", observation_names=names)
-    from pyspark.sql.connect.dataframe import DataFrame
-
     with translated_errors():
-        rows = DataFrame(_extension_plan(message, []), session).collect()
+        rows = _dataframe(_extension_plan(message, []), session).collect()
     return json.loads(rows[0][0])
 
 
-def server_conf() -> Dict[str, str]:
-    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar."""
-    from ._jvm import jar_path
+def server_conf(spark_version: Optional[str] = None, scala_version: Optional[str] = None) -> Dict[str, str]:
+    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar of its Spark line."""
+    from ._jvm import jar_path, spark_line
+    from .errors import UnsupportedSparkError
 
-    return {"spark.jars": jar_path(), RELATION_SETTING: RELATION_PLUGIN, EXPRESSION_SETTING: EXPRESSION_PLUGIN}
+    line, scala = spark_line(spark_version, scala_version)
+    if (line, scala) == ("3.5", "2.13"):
+        raise UnsupportedSparkError(
+            "spark-suppress has no Spark Connect plugin for Spark 3.5 on Scala 2.13 (docs/connect.md): run the "
+            "operators through a classic session (py4j), or a Connect server of Spark 3.5 on Scala 2.12 or of 4.0+."
+        )
+    return {
+        "spark.jars": jar_path(spark_version, scala_version),
+        RELATION_SETTING: RELATION_PLUGIN,
+        EXPRESSION_SETTING: EXPRESSION_PLUGIN,
+    }

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
+from ._connect import progress_field
 from .testing import TestDriver
 
 if TYPE_CHECKING:
@@ -157,7 +158,8 @@ class ConnectTestDriver(TestDriver):
         while self._rows_seen < self._rows_added:
             # An idle trigger reports the upcoming batch id with no rows, so a batch's rows count once it has run.
             for p in self._query.recentProgress:
-                self._rows_by_batch[p.batchId] = max(self._rows_by_batch.get(p.batchId, 0), p.numInputRows)
+                batch = progress_field(p, "batchId")
+                self._rows_by_batch[batch] = max(self._rows_by_batch.get(batch, 0), progress_field(p, "numInputRows"))
             self._rows_seen = sum(self._rows_by_batch.values())
             exception = self._query.exception()
             if exception is not None:
@@ -198,14 +200,16 @@ class ConnectTestDriver(TestDriver):
         from datetime import datetime
 
         for p in self._query.recentProgress:
-            if (p.runId, p.batchId) in self._progress_seen or "addBatch" not in p.durationMs:
+            seen = (str(progress_field(p, "runId")), progress_field(p, "batchId"))
+            durations = progress_field(p, "durationMs")
+            if seen in self._progress_seen or "addBatch" not in durations:
                 continue  # Spark also reports triggers that ran no batch
-            self._progress_seen.add((p.runId, p.batchId))
-            started = datetime.fromisoformat(p.timestamp.replace("Z", "+00:00")).timestamp() * 1000
-            watermark = (p.eventTime or {}).get("watermark", "")
-            if p.numInputRows > 0 or watermark != self._watermark or self._moved_at is None:
+            self._progress_seen.add(seen)
+            started = datetime.fromisoformat(progress_field(p, "timestamp").replace("Z", "+00:00")).timestamp() * 1000
+            watermark = (progress_field(p, "eventTime") or {}).get("watermark", "")
+            if progress_field(p, "numInputRows") > 0 or watermark != self._watermark or self._moved_at is None:
                 # Its end, not its start: the batch's own timestamp (what operators see) is taken after the trigger.
-                self._moved_at = started + p.durationMs.get("triggerExecution", 0)
+                self._moved_at = started + durations.get("triggerExecution", 0)
             self._watermark = watermark
             self._latest_start = max(self._latest_start or started, started)
         return self._moved_at is not None and self._latest_start is not None and self._latest_start >= self._moved_at + ms

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ClassicSessionRequiredError, JarNotFoundError, VersionMismatchError
+from .errors import ClassicSessionRequiredError, JarNotFoundError, UnsupportedSparkError, VersionMismatchError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -13,19 +13,107 @@ if TYPE_CHECKING:
 _PACKAGE_DIR = Path(__file__).resolve().parent
 __version__ = (_PACKAGE_DIR / "VERSION").read_text().strip()
 
-SCALA_BINARY_VERSION = "2.13"
 FACADE_CLASS = "io.github.sparksuppress.python.PythonFacade"
 
+# The Spark lines with a jar in the wheel, each with the Scala versions it is built for (the first is what that
+# line's PySpark on PyPI runs). The build's own table is project/spark-lines.tsv; test_packaging keeps them equal.
+SUPPORTED_LINES = {
+    "3.5": ("2.12", "2.13"),
+    "4.0": ("2.13",),
+    "4.1": ("2.13",),
+    "4.2": ("2.13",),
+    "4.3": ("2.13",),
+}
 
-def jar_path() -> str:
-    """Absolute path of the spark-suppress jar bundled with this package (for ``spark-submit --jars``)."""
-    jar = _PACKAGE_DIR / "jars" / f"spark-suppress_{SCALA_BINARY_VERSION}-{__version__}.jar"
-    if not jar.is_file():
+
+def _installed_spark() -> tuple[str, str | None]:
+    """The installed PySpark's version and, where it bundles Spark's jars, the Scala version of those jars."""
+    try:
+        import pyspark
+    except ImportError:
         raise JarNotFoundError(
-            f"the spark-suppress jar is not bundled at {jar}. In a source checkout run `make jar`; "
-            "otherwise install the spark-suppress wheel, which contains it."
+            "PySpark is not installed, so spark-suppress cannot tell which Spark line's jar to use: install pyspark "
+            "(or pyspark-client), or pass spark_version=, e.g. jar_path(spark_version='4.0')."
+        ) from None
+    jars = Path(pyspark.__file__).resolve().parent / "jars"
+    libraries = sorted(jars.glob("scala-library-*.jar")) if jars.is_dir() else []
+    scala = ".".join(libraries[0].name[len("scala-library-") :].split(".")[:2]) if libraries else None
+    return pyspark.__version__, scala
+
+
+def spark_line(spark_version: str | None = None, scala_version: str | None = None) -> tuple[str, str]:
+    """The (Spark line, Scala version) whose jar runs on ``spark_version`` (default: the installed PySpark's).
+
+    Raises
+    ------
+    UnsupportedSparkError
+        If no jar of this package is built for that Spark line or Scala version.
+    """
+    installed_scala = None
+    if spark_version is None:
+        spark_version, installed_scala = _installed_spark()
+    line = ".".join(str(spark_version).split(".")[:2])
+    if line not in SUPPORTED_LINES:
+        supported = ", ".join(SUPPORTED_LINES)
+        raise UnsupportedSparkError(
+            f"spark-suppress {__version__} has no build for Spark {spark_version}: it supports the Spark lines "
+            f"{supported}. Run a supported Spark, or pass spark_version= for the Spark your cluster runs."
+        )
+    scalas = SUPPORTED_LINES[line]
+    scala = ".".join(str(scala_version or installed_scala or scalas[0]).split(".")[:2])
+    if scala not in scalas:
+        raise UnsupportedSparkError(
+            f"spark-suppress {__version__} is built for Spark {line} on Scala {' and '.join(scalas)}, not Scala "
+            f"{scala}. Run a Spark {line} build on Scala {scalas[0]}."
+        )
+    return line, scala
+
+
+def jar_path(spark_version: str | None = None, scala_version: str | None = None) -> str:
+    """Absolute path of the bundled spark-suppress jar for a Spark line (for ``spark-submit --jars``).
+
+    Parameters
+    ----------
+    spark_version : str, optional
+        The Spark version the jar must run on, e.g. ``"3.5.2"`` or ``"4.0"``. Default: the installed PySpark's.
+    scala_version : str, optional
+        Its Scala version, e.g. ``"2.13"``. Default: the Scala of the installed PySpark's jars, else the one the
+        line's PySpark runs (2.12 for Spark 3.5, 2.13 from 4.0).
+
+    Returns
+    -------
+    str
+        The path of ``spark-suppress_<line>_<scala>-<version>.jar`` inside this package.
+
+    Raises
+    ------
+    UnsupportedSparkError
+        If the Spark line or Scala version is not one this package is built for.
+    JarNotFoundError
+        If the jar is not bundled (a source checkout where it was not built).
+
+    Examples
+    --------
+    >>> import spark_suppress as ss
+    >>> ss.jar_path()  # doctest: +SKIP
+    '.../spark_suppress/jars/spark-suppress_4.3_2.13-0.1.0.jar'
+    >>> ss.jar_path(spark_version="3.5.2", scala_version="2.13")  # doctest: +SKIP
+    '.../spark_suppress/jars/spark-suppress_3.5_2.13-0.1.0.jar'
+    """
+    line, scala = spark_line(spark_version, scala_version)
+    jar = _PACKAGE_DIR / "jars" / _jar_name(line, scala)
+    if not jar.is_file():
+        make = f"make jar SPARK={line}" + (f" SCALA={scala}" if scala != SUPPORTED_LINES[line][0] else "")
+        raise JarNotFoundError(
+            f"the spark-suppress jar for Spark {line} (Scala {scala}) is not bundled at {jar}. In a source checkout "
+            f"run `{make}` (or `make jars` for every line); otherwise install the spark-suppress wheel, which "
+            "contains every line's jar."
         )
     return str(jar)
+
+
+def _jar_name(line: str, scala: str) -> str:
+    return f"spark-suppress_{line}_{scala}-{__version__}.jar"
 
 
 def configure(builder: "SparkSession.Builder") -> "SparkSession.Builder":
@@ -51,13 +139,37 @@ def configure(builder: "SparkSession.Builder") -> "SparkSession.Builder":
     return builder
 
 
-def connect_server_conf() -> dict:
-    """The settings that give a Spark Connect server spark-suppress (``--jars`` and ``--conf`` of
-    ``start-connect-server.sh`` or ``spark-submit``): the bundled jar, the relation plugin that runs the operators
-    and the expression plugin behind :func:`string_fold`."""
+def connect_server_conf(spark_version: str | None = None, scala_version: str | None = None) -> dict:
+    """The settings that give a Spark Connect server spark-suppress.
+
+    They are the ``--jars`` and ``--conf`` of ``start-connect-server.sh`` or ``spark-submit``: the bundled jar for
+    the server's Spark line, the relation plugin that runs the operators and the expression plugin behind
+    :func:`string_fold`. Spark 3.5 ships its Connect server as a package of its own: start a 3.5 server with
+    ``--packages org.apache.spark:spark-connect_2.12:<its Spark version>`` as well.
+
+    Parameters
+    ----------
+    spark_version : str, optional
+        The server's Spark version. Default: the installed PySpark's (``pyspark`` or ``pyspark-client``, whose
+        version is the server line's when client and server match).
+    scala_version : str, optional
+        The server's Scala version (default as for :func:`jar_path`).
+
+    Returns
+    -------
+    dict
+        Spark settings, name to value.
+
+    Raises
+    ------
+    UnsupportedSparkError
+        If the server's Spark line is not supported, or is 3.5 on Scala 2.13 (no Connect plugin is built for it).
+    JarNotFoundError
+        If the jar for that line is not bundled.
+    """
     from ._connect import server_conf
 
-    return server_conf()
+    return server_conf(spark_version, scala_version)
 
 
 def _is_connect(obj: Any) -> bool:
@@ -117,8 +229,8 @@ def _facade_class(jvm: Any) -> Any:
 def _jar_hint() -> str:
     try:
         return jar_path()
-    except JarNotFoundError:
-        return f"spark-suppress_{SCALA_BINARY_VERSION}-{__version__}.jar"
+    except (JarNotFoundError, UnsupportedSparkError):
+        return "spark-suppress_<spark line>_<scala version>-" + __version__ + ".jar"
 
 
 def dataframe_facade(df: "DataFrame") -> Any:

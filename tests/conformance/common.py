@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_DIR = os.path.normpath(os.path.join(ROOT, "..", "shared", "conformance", "vectors"))
+# The repository's copy of the vectors (`make sync-vectors` refreshes it from ../shared/conformance).
+DEFAULT_DIR = os.path.join(ROOT, "tests", "conformance", "vectors")
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 

@@ -322,9 +322,9 @@ class BadInputSuite extends SparkSessionSuite {
     assert(RuntimeCompatibility.incompatibility(builtSpark, builtScala) === None)
     assert(RuntimeCompatibility.incompatibility(minor(builtSpark) + ".9", minor(builtScala) + ".0") === None,
       "patch versions do not matter")
-    // Spark 3.4 is no line's; the other Scala binary version is another line's (or none's).
-    val otherSpark = RuntimeCompatibility.incompatibility("3.4.4", builtScala).get
-    assert(otherSpark.contains(s"built for Spark ${minor(builtSpark)}.x") && otherSpark.contains("runs Spark 3.4.4"), otherSpark)
+    val otherSpark = RuntimeCompatibility.incompatibility("9.9.1", builtScala).get
+    assert(otherSpark.contains(s"built for Spark ${minor(builtSpark)}.x") && otherSpark.contains("runs Spark 9.9.1"),
+      otherSpark)
     val scala = if (minor(builtScala) == "2.13") "2.12.18" else "2.13.8"
     val otherScala = RuntimeCompatibility.incompatibility(builtSpark, scala).get
     assert(otherScala.contains(s"on Scala ${minor(builtScala)}") && otherScala.contains(s"on Scala $scala"), otherScala)

@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.types.{Metadata, MetadataBuilder}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode, StreamingQuery, Trigger}
 import io.github.sparksuppress.spark.common.{ShardHeartbeats, WatermarkBypass}
 
@@ -97,6 +98,13 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       input.addData(Ev("b", new Timestamp(0)))
       await(second, 2)
     } finally second.stop()
+  }
+
+  test("an alias with empty metadata keeps the child's metadata on Spark 4.0 only (WatermarkBypass's own key)") {
+    val marked = spark.range(1).select(col("id").as("ts", new MetadataBuilder().putLong("k", 1L).build()))
+    val realiased = marked.select(col("ts").as("ts", Metadata.empty)).schema("ts").metadata
+    val keepsChild = Set("4.0").contains(org.apache.spark.SPARK_VERSION.split('.').take(2).mkString("."))
+    assert(realiased.contains("k") === keepsChild, s"metadata after an empty-metadata alias: $realiased")
   }
 
   test("the watermark bypass lets every row reach the function") {

@@ -6,19 +6,20 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-/** Reads the Kafka-derived conformance vectors (directory from CONFORMANCE_DIR, default ../shared/...). */
+/** Reads the Kafka-derived conformance vectors (directory from CONFORMANCE_DIR, default the
+ * repository's copy in tests/conformance/vectors). */
 object Vectors {
   private val mapper = new ObjectMapper()
 
   def directory: File = {
-    val dir = sys.env.get("CONFORMANCE_DIR").map(new File(_)).getOrElse(new File("../shared/conformance/vectors"))
+    val dir = sys.env.get("CONFORMANCE_DIR").map(new File(_)).getOrElse(new File("tests/conformance/vectors"))
     require(dir.isDirectory, s"conformance vectors not found at ${dir.getAbsolutePath}; set CONFORMANCE_DIR")
     dir
   }
 
-  /** The chain vectors' directory (CHAINS_DIR, default ../shared/conformance/chains). */
+  /** The chain vectors' directory (CHAINS_DIR, default tests/conformance/chains). */
   def chainsDirectory: File = {
-    val dir = sys.env.get("CHAINS_DIR").map(new File(_)).getOrElse(new File("../shared/conformance/chains"))
+    val dir = sys.env.get("CHAINS_DIR").map(new File(_)).getOrElse(new File("tests/conformance/chains"))
     require(dir.isDirectory, s"chain vectors not found at ${dir.getAbsolutePath}; set CHAINS_DIR")
     dir
   }

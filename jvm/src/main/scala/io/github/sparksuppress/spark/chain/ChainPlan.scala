@@ -154,7 +154,7 @@ object ChainPlan {
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
-        val stream = WatermarkBypass.unmarked(df)
+        val stream = df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
         val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
           lit(null).cast(BooleanType), schema.fields(tsIdx).name)
         val tableSide = side(t.changelog, lit(null).cast(schema), t.keys, ChainFunction.TableSide,

@@ -18,9 +18,10 @@ import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StructField}
  * late-row filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark`
  * node) is untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
  *
- * A column loses the marker through an alias to its own name whose metadata lacks it. That metadata is never empty:
- * Spark 3.5 treats an alias with empty metadata as no alias, which keeps the marker (its analyzer's CleanupAliases
- * makes the alias inherit the column's metadata, its optimizer's RemoveRedundantAliases drops the alias).
+ * The unmarked columns' metadata is never empty: Spark 3.5 and 4.0 treat an alias with empty metadata as one without
+ * any, which keeps the child's metadata (the marker with it), so a key of our own stands in ([[UnmarkedKey]]). (On
+ * 3.5 the analyzer's CleanupAliases makes such an alias inherit its child's metadata, and the optimizer's
+ * RemoveRedundantAliases drops an alias to a column's own name whose metadata is empty.)
  */
 private[sparksuppress] object WatermarkBypass {
 
@@ -29,27 +30,24 @@ private[sparksuppress] object WatermarkBypass {
 
   private val delayKey = EventTimeWatermark.delayKey
 
-  /** Left on a column that lost the marker, so that its metadata is not empty (see above). */
-  private val UnmarkedKey = "__spark_suppress_unmarked"
-
   def hasMarker(field: StructField): Boolean = field.metadata.contains(delayKey)
 
+  /** The metadata key that keeps an unmarked column's metadata non-empty (see above). */
+  val UnmarkedKey = "spark_suppress.unwatermarked"
+
   def withoutMarker(metadata: Metadata): Metadata =
-    if (!metadata.contains(delayKey)) metadata else new MetadataBuilder().withMetadata(metadata).remove(delayKey).build()
+    if (!metadata.contains(delayKey)) metadata
+    else new MetadataBuilder().withMetadata(metadata).remove(delayKey).putBoolean(UnmarkedKey, true).build()
 
   /** The anchor: the largest representable timestamp, marked as a watermarked column with zero delay. */
   def anchor: Column =
     timestamp_micros(lit(Long.MaxValue)).as(AnchorColumn, new MetadataBuilder().putLong(delayKey, 0L).build())
 
   /** `df` with the marker moved from its columns onto the anchor column (appended last). */
-  def apply(df: DataFrame): DataFrame = df.select(unmarkedColumns(df) :+ anchor: _*)
-
-  /** `df` with no column carrying the marker. */
-  def unmarked(df: DataFrame): DataFrame = df.select(unmarkedColumns(df): _*)
-
-  private def unmarkedColumns(df: DataFrame): Seq[Column] = df.schema.fields.toSeq.map { f =>
-    val c = col(ColumnNames.quote(f.name))
-    if (!hasMarker(f)) c
-    else c.as(f.name, new MetadataBuilder().withMetadata(withoutMarker(f.metadata)).putBoolean(UnmarkedKey, true).build())
+  def apply(df: DataFrame): DataFrame = {
+    val columns = df.schema.fields.toSeq.map { f =>
+      col(ColumnNames.quote(f.name)).as(f.name, withoutMarker(f.metadata))
+    }
+    df.select(columns :+ anchor: _*)
   }
 }

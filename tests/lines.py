@@ -1,0 +1,281 @@
+"""`make test` on every Spark line: builds each line's venv and jar once, runs each line's suites, prints a table.
+
+Usage: python3 tests/lines.py [--lines 3.5,4.0] [--jobs N] [--build-only]
+
+The lines are project/spark-lines.tsv's rows. Each line's suites are `make` targets run with SPARK=<line> (and SCALA=
+for the second Scala version of a line), so a suite here is exactly what `make <target> SPARK=<line>` runs:
+
+- every line: the Scala suites (`test-jvm`);
+- every line with a PySpark on PyPI: the Python tests (`test-python`), every conformance vector on py4j
+  (`conformance`), Connect's own tests (`test-connect-plugin`) and the chain vectors on Spark Connect
+  (`conformance-connect-chains`);
+- the default line (the table's last) runs the Python tests of operators on Spark Connect too (`test-connect`, which
+  includes Connect's own), every vector on Spark Connect (`conformance-connect`, which includes the chains) and the
+  wheel with only pyspark-client (`test-connect-client`).
+
+`make test SPARK=<line>` runs the default line's set on any line.
+
+The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
+whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
+(target/<project>/test-reports). The Python suites of different lines run beside it, up to --jobs at once (each is
+one Spark driver on local[2], mostly waiting on micro-batch latency). Each suite's output goes to
+target/test-logs/<line>/<suite>.log (sbt's to target/test-logs/test-jvm.log); its counts come from the runner's
+own closing line. Exits 1 when any suite failed or ended without its runner's closing line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ElementTree
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOGS = os.path.join(ROOT, "target", "test-logs")
+
+
+@dataclass(frozen=True)
+class Line:
+    line: str
+    scala: str  # binary version, e.g. 2.13
+    spark: str
+    pyspark: Optional[str]
+    default: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.line}_{self.scala}"
+
+    @property
+    def project(self) -> str:
+        return f"spark{self.line.replace('.', '')}_{self.scala.replace('.', '')}"
+
+    def make_args(self) -> List[str]:
+        return [f"SPARK={self.line}", f"SCALA={self.scala}"]
+
+
+def read_lines() -> List[Line]:
+    rows = []
+    with open(os.path.join(ROOT, "project", "spark-lines.tsv")) as f:
+        for raw in f:
+            if raw.strip() and not raw.startswith("#"):
+                line, scala, spark, pyspark = raw.split()
+                rows.append((line, ".".join(scala.split(".")[:2]), spark, None if pyspark == "-" else pyspark))
+    return [Line(*r, default=(i == len(rows) - 1)) for i, r in enumerate(rows)]
+
+
+def suites(line: Line) -> List[str]:
+    if line.pyspark is None:
+        return ["test-jvm"]
+    names = ["test-jvm", "test-python", "conformance"]
+    if line.default:
+        return names + ["test-connect", "conformance-connect", "test-connect-client"]
+    return names + ["test-connect-plugin", "conformance-connect-chains"]
+
+
+@dataclass
+class Result:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    status: str = "not run"  # ok, failed, no counts, not run
+    log: str = ""
+
+
+_PYTEST = re.compile(r"(\d+) (passed|failed|skipped|errors?)\b")
+_SBT = re.compile(r"Tests: succeeded (\d+), failed (\d+), canceled (\d+), ignored (\d+), pending (\d+)")
+_PLAIN = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+
+
+def counts(suite: str, output: str) -> Optional[Tuple[int, int, int]]:
+    """(passed, failed, skipped) from the closing lines of the suite's runner, or None when there are none."""
+    lines = output.splitlines()
+    if suite == "test-jvm":
+        found = [tuple(int(x) for x in m.groups()) for m in map(_SBT.search, lines) if m]
+        if not found:
+            return None
+        return (sum(f[0] for f in found), sum(f[1] for f in found), sum(f[2] + f[3] + f[4] for f in found))
+    total = [0, 0, 0]
+    seen = False
+    for text in lines:
+        stripped = text.strip().strip("=").strip()
+        plain = _PLAIN.match(stripped)
+        if plain:  # the conformance runner's total (one per run of it)
+            seen = True
+            total[0] += int(plain.group(1))
+            total[1] += int(plain.group(2))
+            total[2] += int(plain.group(3) or 0)
+            continue
+        if re.search(r"\d+ (passed|failed)\b.* in [\d.]+s", stripped):  # pytest's closing line
+            seen = True
+            for n, what in _PYTEST.findall(stripped):
+                index = {"passed": 0, "failed": 1, "skipped": 2}.get(what, 1)
+                total[index] += int(n)
+    return tuple(total) if seen else None  # type: ignore[return-value]
+
+
+def junit_counts(report_dir: str) -> Optional[Tuple[int, int, int]]:
+    """(passed, failed, skipped) over the JUnit XML reports sbt wrote for one project, or None when there are none."""
+    reports = glob.glob(os.path.join(report_dir, "TEST-*.xml"))
+    if not reports:
+        return None
+    passed = failed = skipped = 0
+    for path in reports:
+        suite = ElementTree.parse(path).getroot()
+        tests, bad = int(suite.get("tests", 0)), int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skip = int(suite.get("skipped", 0))
+        passed += tests - bad - skip
+        failed += bad
+        skipped += skip
+    return passed, failed, skipped
+
+
+def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+    """Every line's Scala suites in one sbt run; sbt runs up to ``jobs`` projects' test JVMs at once."""
+    os.makedirs(LOGS, exist_ok=True)
+    log = os.path.join(LOGS, "test-jvm.log")
+    for line in lines:
+        shutil.rmtree(os.path.join(ROOT, "target", line.project, "test-reports"), ignore_errors=True)
+    started = time.monotonic()
+    with open(log, "w") as out:
+        proc = subprocess.run([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true",
+                               "all " + " ".join(f"{l.project}/test" for l in lines)],
+                              stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                              env=dict(os.environ, SBT_TEST_FORKS=str(jobs)))
+    seconds = time.monotonic() - started
+    for line in lines:
+        found = junit_counts(os.path.join(ROOT, "target", line.project, "test-reports"))
+        record(line, "test-jvm", found, proc.returncode, seconds, log, results, lock)
+
+
+def record(line: Line, suite: str, found: Optional[Tuple[int, int, int]], returncode: int, seconds: float,
+           log: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+    result = Result(seconds=seconds, log=os.path.relpath(log, ROOT))
+    if found is None:
+        result.status = "no counts"
+        result.failed = 1
+    else:
+        result.passed, result.failed, result.skipped = found
+        result.status = "ok" if returncode == 0 and result.failed == 0 else "failed"
+        if returncode != 0 and result.failed == 0:
+            result.failed = 1  # the runner exited non-zero although its counts show no failure
+    with lock:
+        results[(line.name, suite)] = result
+        print(f"[{time.strftime('%H:%M:%S')}] {line.name:9} {suite:27} {result.status:9} "
+              f"{result.passed} passed, {result.failed} failed, {result.skipped} skipped ({seconds:.0f} s) "
+              f"-> {result.log}", flush=True)
+
+
+def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+    os.makedirs(os.path.join(LOGS, line.name), exist_ok=True)
+    log = os.path.join(LOGS, line.name, f"{suite}.log")
+    started = time.monotonic()
+    # The conformance runner's vectors are latency-bound queries: two at once fill the gaps (CONFORMANCE_JOBS).
+    env = dict(os.environ, CONFORMANCE_JOBS=os.environ.get("CONFORMANCE_JOBS", "2"))
+    with open(log, "w") as out:
+        proc = subprocess.run(["make", "--no-print-directory", suite, *line.make_args()], stdout=out,
+                              stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+    seconds = time.monotonic() - started
+    with open(log, errors="replace") as f:
+        found = counts(suite, f.read())
+    record(line, suite, found, proc.returncode, seconds, log, results, lock)
+
+
+def build(lines: List[Line]) -> None:
+    """Every line's venv (concurrently: mostly downloads), then every jar in one sbt run, then the bundled copies."""
+    with_pyspark = [l for l in lines if l.pyspark is not None]
+    with ThreadPoolExecutor(max_workers=max(1, len(with_pyspark))) as pool:
+        procs = list(pool.map(lambda l: subprocess.run(["make", "--no-print-directory", "venv", *l.make_args()],
+                                                        cwd=ROOT, capture_output=True, text=True), with_pyspark))
+    for l, p in zip(with_pyspark, procs):
+        if p.returncode != 0:
+            sys.exit(f"make venv SPARK={l.line} failed:\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
+    check([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true", *[f"{l.project}/package" for l in lines]])
+    for l in lines:
+        check(["make", "--no-print-directory", "jar", *l.make_args()])
+
+
+def check(cmd: List[str]) -> None:
+    print("$ " + " ".join(cmd), flush=True)
+    if subprocess.run(cmd, cwd=ROOT).returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}")
+
+
+def table(lines: List[Line], results: Dict[Tuple[str, str], Result]) -> str:
+    names = []
+    for l in lines:
+        for s in suites(l):
+            if s not in names:
+                names.append(s)
+    width = max(len(n) for n in names)
+    header = f"{'suite':{width}} | " + " | ".join(f"{l.name:^17}" for l in lines)
+    rows = [header, "-" * len(header)]
+    for s in names:
+        cells = []
+        for l in lines:
+            r = results.get((l.name, s))
+            if s not in suites(l):
+                cells.append(f"{'-':^17}")
+            elif r is None or r.status == "not run":
+                cells.append(f"{'not run':^17}")
+            elif r.status == "no counts":
+                cells.append(f"{'NO COUNTS':^17}")
+            else:
+                mark = "" if r.status == "ok" else "!"
+                cells.append(f"{f'{r.passed}/{r.failed}/{r.skipped}{mark}':^17}")
+        rows.append(f"{s:{width}} | " + " | ".join(cells))
+    return "\n".join(rows)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", default=None, help="comma-separated line names (e.g. 3.5_2.12,4.0_2.13 or 4.0)")
+    parser.add_argument("--jobs", type=int, default=3, help="Python suites run at once beside sbt (default 3)")
+    parser.add_argument("--jvm-jobs", type=int, default=2, help="lines whose Scala suites run at once (default 2)")
+    parser.add_argument("--build-only", action="store_true", help="build the venvs and jars, run nothing")
+    args = parser.parse_args(argv)
+    lines = read_lines()
+    if args.lines:
+        wanted = args.lines.split(",")
+        lines = [l for l in lines if l.name in wanted or l.line in wanted]
+        if not lines:
+            sys.exit(f"no line matches {args.lines}; the lines are {', '.join(l.name for l in read_lines())}")
+    started = time.monotonic()
+    build(lines)
+    if args.build_only:
+        return 0
+    results: Dict[Tuple[str, str], Result] = {}
+    lock = threading.Lock()
+    # The longest Python suites first, so the shorter ones fill the gaps at the end.
+    python = sorted(((l, s) for l in lines for s in suites(l) if s != "test-jvm"),
+                    key=lambda ls: (ls[1] not in ("conformance", "conformance-connect"), not ls[0].default))
+    jvm_thread = threading.Thread(target=run_jvm, args=(lines, args.jvm_jobs, results, lock))
+    jvm_thread.start()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for f in [pool.submit(run, l, s, results, lock) for l, s in python]:
+            f.result()
+    jvm_thread.join()
+    minutes = (time.monotonic() - started) / 60
+    print()
+    print(f"Spark lines x suites: passed/failed/skipped ('!' failed; logs in {os.path.relpath(LOGS, ROOT)}/)")
+    print(table(lines, results))
+    passed = sum(r.passed for r in results.values())
+    failed = sum(r.failed for r in results.values())
+    skipped = sum(r.skipped for r in results.values())
+    print(f"whole run: {minutes:.1f} min on {os.cpu_count()} cores")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 0 if failed == 0 and all(r.status == "ok" for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

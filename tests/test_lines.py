@@ -1,0 +1,67 @@
+"""tests/lines.py, which runs `make test` on every Spark line: reading each runner's counts, and the table."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import lines  # noqa: E402
+
+
+def test_sbt_counts_add_up_every_tests_line():
+    out = (
+        "[info] Tests: succeeded 10, failed 0, canceled 0, ignored 1, pending 0\n"
+        "[info] Tests: succeeded 5, failed 2, canceled 1, ignored 0, pending 0\n"
+    )
+    assert lines.counts("test-jvm", out) == (15, 2, 2)
+
+
+def test_pytest_counts_come_from_its_closing_line():
+    assert lines.counts("test-python", "....\n112 passed, 3 skipped in 323.00s (0:05:22)\n") == (112, 0, 3)
+    assert lines.counts("test-python", "F.\n===== 1 failed, 1 passed in 2.1s =====\n") == (1, 1, 0)
+    assert lines.counts("test-python", "== 2 passed, 1 error in 2.1s ==\n") == (2, 1, 0)
+
+
+def test_conformance_totals_of_two_runs_add_up():
+    out = "PASS a (1.0s)\n92 passed, 0 failed, 8 skipped\nPASS b (1.0s)\n12 passed, 1 failed, 0 skipped\n"
+    assert lines.counts("conformance", out) == (104, 1, 8)
+
+
+def test_a_run_without_a_closing_line_has_no_counts():
+    assert lines.counts("test-jvm", "[error] Compilation failed\n") is None
+    assert lines.counts("conformance", "Traceback (most recent call last):\n") is None
+
+
+def test_the_table_marks_failures_and_suites_a_line_does_not_run():
+    all_lines = lines.read_lines()
+    first, last = all_lines[0], all_lines[-1]
+    results = {
+        (first.name, "test-jvm"): lines.Result(10, 0, 1, status="ok"),
+        (last.name, "test-jvm"): lines.Result(9, 1, 0, status="failed"),
+        (last.name, "test-python"): lines.Result(status="no counts"),
+    }
+    text = lines.table([first, last], results)
+    jvm_row = next(r for r in text.splitlines() if r.startswith("test-jvm"))
+    assert "10/0/1" in jvm_row and "9/1/0!" in jvm_row
+    assert "NO COUNTS" in next(r for r in text.splitlines() if r.startswith("test-python"))
+    # the default line alone runs the wheel with pyspark-client
+    client_row = next(r for r in text.splitlines() if r.startswith("test-connect-client"))
+    assert client_row.split("|")[1].strip() == "-" and client_row.split("|")[2].strip() == "not run"
+
+
+def test_every_line_has_the_suites_the_issue_names():
+    for line in lines.read_lines():
+        suites = lines.suites(line)
+        assert suites[0] == "test-jvm"
+        if line.pyspark is not None:
+            assert {"test-python", "conformance"} <= set(suites)
+            assert ("test-connect" in suites or "test-connect-plugin" in suites)
+            assert ("conformance-connect" in suites) == line.default
+            assert ("conformance-connect-chains" in suites) != line.default
+
+
+def test_junit_reports_of_one_project_add_up(tmp_path):
+    (tmp_path / "TEST-a.xml").write_text('<testsuite name="a" tests="5" errors="1" failures="1" skipped="1"/>')
+    (tmp_path / "TEST-b.xml").write_text('<testsuite name="b" tests="3" errors="0" failures="0" skipped="0"/>')
+    assert lines.junit_counts(str(tmp_path)) == (5, 2, 1)
+    assert lines.junit_counts(str(tmp_path / "missing")) is None
