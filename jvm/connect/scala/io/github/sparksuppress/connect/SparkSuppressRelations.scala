@@ -77,8 +77,11 @@ private[connect] object ConnectSupport {
     }
   }
 
+  // The session through its holder: Spark 3.5's planner keeps its own `session` to Spark's connect package.
+  private def session(planner: SparkConnectPlanner) = planner.sessionHolder.session
+
   def frame(planner: SparkConnectPlanner, relation: ByteString): DataFrame =
-    ConnectPlans.frame(planner.session, planner.transformRelation(sparkproto.Relation.parseFrom(relation)))
+    ConnectPlans.frame(session(planner), planner.transformRelation(sparkproto.Relation.parseFrom(relation)))
 
   /**
    * The metrics document of PythonFacade.metrics for the operators observed under `observationNames`: a Connect
@@ -87,7 +90,7 @@ private[connect] object ConnectSupport {
   def metrics(planner: SparkConnectPlanner, observationNames: Seq[String]): LogicalPlan = {
     val json = PythonFacade.metricsOfObservations(observationNames.asJava)
     val schema = StructType(Seq(StructField("metrics", StringType, nullable = false)))
-    planner.session.createDataFrame(java.util.List.of(Row(json)), schema).queryExecution.logical
+    session(planner).createDataFrame(java.util.Collections.singletonList(Row(json)), schema).queryExecution.logical
   }
 
   def column(planner: SparkConnectPlanner, expression: ByteString): Column =

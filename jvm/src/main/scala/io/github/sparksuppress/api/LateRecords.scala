@@ -25,7 +25,7 @@ object LateRecords {
       throw new IllegalArgumentException(Spelling.choose(
         s"lateRecords must be LateRecords.Drop (Kafka's behaviour: late records are dropped and counted) or " +
           s"LateRecords.Emit (they leave in the output, flagged in the column 'late'); got '$other'.",
-        s"late must be \"drop\" (Kafka's behaviour: late records are dropped and counted) or \"emit\" (they " +
+        s"""late must be "drop" (Kafka's behaviour: late records are dropped and counted) or "emit" (they """ +
           s"leave in the output, flagged in the column 'late'); got '$other'."))
   }
 }

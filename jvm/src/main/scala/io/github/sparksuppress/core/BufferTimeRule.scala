@@ -1,7 +1,7 @@
 package io.github.sparksuppress.core
 
 /** What happens to an entry's buffer time when its key is updated while buffered. */
-sealed abstract class BufferTimeRule(val name: String)
+sealed abstract class BufferTimeRule(val name: String) extends Serializable
 
 object BufferTimeRule {
 

@@ -35,7 +35,7 @@ object PythonFacade {
    */
   def suppress(df: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
-    val keys = spec.get("key").elements().asScala.map(_.asText()).toSeq
+    val keys = spec.get("key").elements().asScala.map(_.asText()).toList
     val window = optional(spec, "window").map { w =>
       if (w.has("column")) WindowColumns.struct(w.get("column").asText())
       else WindowColumns.startEnd(w.get("start").asText(), w.get("end").asText())
@@ -117,7 +117,7 @@ object PythonFacade {
     val named = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
     val timed = idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named)
     val joined = if (optional(spec, "releaseOnWatermark").exists(!_.asBoolean())) timed.withoutWatermarkRelease() else timed
-    val on = spec.get("on").elements().asScala.map(_.asText()).toSeq
+    val on = spec.get("on").elements().asScala.map(_.asText()).toList
     StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
   }
 
@@ -133,10 +133,10 @@ object PythonFacade {
   def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val op = AggregateWindowed(
-      key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
+      key = spec.get("key").elements().asScala.map(_.asText()).toList,
       timestamp = spec.get("timestamp").asText(),
       windows = windows(spec.get("windows")),
-      aggregations = aggregations.asScala.toSeq,
+      aggregations = aggregations.asScala.toList,
       emit = spec.get("emit").asText() match {
         case "onWindowClose" => EmitStrategy.onWindowClose()
         case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
@@ -154,9 +154,9 @@ object PythonFacade {
   def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = mapper.readTree(specJson)
     val op = Aggregate(
-      key = spec.get("key").elements().asScala.map(_.asText()).toSeq,
+      key = spec.get("key").elements().asScala.map(_.asText()).toList,
       timestamp = spec.get("timestamp").asText(),
-      aggregations = aggregations.asScala.toSeq)
+      aggregations = aggregations.asScala.toList)
     optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
   }
 

@@ -177,5 +177,5 @@ object FileSinkRun {
   def concatenated(byBatch: Seq[(Long, Seq[String])]): Seq[Seq[String]] = byBatch.map(_._2)
 
   private[reliability] def files(dir: File): Seq[File] =
-    Files.walk(dir.toPath).iterator().asScala.map(_.toFile).filter(_.isFile).toSeq
+    Files.walk(dir.toPath).iterator().asScala.map(_.toFile).filter(_.isFile).toList
 }

@@ -13,6 +13,7 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.api._
 import io.github.sparksuppress.api.Metrics
 import io.github.sparksuppress.spark.SparkSessionSuite
+import io.github.sparksuppress.testkit.SparkLine
 
 /**
  * Restarting from a checkpoint with a changed query: what Spark and spark-suppress allow, what they refuse, and
@@ -79,7 +80,11 @@ class QueryChangeSuite extends SparkSessionSuite {
   test("a stateful operator added before a named one: Spark refuses the restart, saying the operators changed") {
     val e = restartFails((suppress("kept", 1000), identity), (suppress("kept", 1000), suppress("added", 1000)))
     val m = messages(e)
-    assert(m.contains("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"), m)
+    // Spark 3.5 has no check of the operators against the state metadata: the restart fails as the operators load
+    // state, the added one (first in the plan) finding kept's, kept finding none at its new position.
+    if (SparkLine.is35) {
+      assert(m.contains("belongs to the operator named 'kept'") || m.matches("(?s).*state/1/\\d+/1\\.delta does not exist.*"), m)
+    } else assert(m.contains("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"), m)
   }
 
   test("reordered stateful operators: the state found at a named operator's position is refused as another's") {

@@ -4,7 +4,8 @@ import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, Encoders, Row}
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
-import org.apache.spark.sql.functions.{col, count, lit, window}
+import org.apache.spark.sql.functions
+import org.apache.spark.sql.functions.{col, count, lit}
 import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
 
@@ -67,7 +68,7 @@ class ChainedStateProbeSuite extends SparkSessionSuite {
 
   test("the chain's output can be watermarked again and feed a windowed aggregation in the same query") {
     val (stream, _, out) = chain(GroupStateTimeout.NoTimeout())
-    val counts = out.withWatermark("ts", "0 seconds").groupBy(window(col("ts"), "10 milliseconds")).agg(count(lit(1)).as("n"))
+    val counts = out.withWatermark("ts", "0 seconds").groupBy(functions.window(col("ts"), "10 milliseconds")).agg(count(lit(1)).as("n"))
     val q = counts.writeStream.format("memory").queryName("probe_chain_agg").outputMode("append").start()
     try {
       stream.addData(Ev("a", new Timestamp(1)), Ev("b", new Timestamp(2)))

@@ -5,7 +5,8 @@ import java.time.Duration
 
 import org.apache.spark.sql.{DataFrame, Row}
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
-import org.apache.spark.sql.functions.{col, sum, window}
+import org.apache.spark.sql.functions
+import org.apache.spark.sql.functions.{col, sum}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
@@ -272,7 +273,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val joined = o.transform(StreamTableJoin("customer", "order_ts",
       ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10))))
     val perTier = joined.withWatermark("order_ts", "0 seconds")
-      .groupBy(window(col("order_ts"), "100 milliseconds"), col("tier")).agg(sum("amount").as("total"))
+      .groupBy(functions.window(col("order_ts"), "100 milliseconds"), col("tier")).agg(sum("amount").as("total"))
     d.start(perTier)
     def totals(rows: Seq[Row]) = rows.map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getString(1), r.getLong(2))).sortBy(_._2)
     try {

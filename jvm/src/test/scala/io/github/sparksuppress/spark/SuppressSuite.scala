@@ -11,6 +11,7 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
+import io.github.sparksuppress.testkit.SparkLine
 import io.github.sparksuppress.api.Metrics
 import io.github.sparksuppress.spark.suppress.SuppressPlan
 
@@ -218,11 +219,13 @@ class SuppressSuite extends SparkSessionSuite {
       // 28 per entry + key (1 byte) + value columns: "value" (1 byte) and "deleted" (a boolean, 1 byte).
       assert(m("suppression-buffer-size-current") === 2.0 * (28 + 1 + 1 + 1))
       // Spark's own progress report carries each batch's emitted count under the operator instance's observation
-      // name: spark_suppress:<operator name>#<instance>.
+      // name: spark_suppress:<operator name>#<instance>. a left in the no-data batch after c's, whose observed
+      // metrics Spark 3.5 leaves out of the report (it reports them for batches with new data only).
       val observed = d.streamingQuery.recentProgress.flatMap(_.observedMetrics.asScala.collect {
         case (name, row) if name.startsWith("spark_suppress:metered#") => row.getAs[Long]("emitted")
       })
-      assert(observed.sum === 1L)
+      assert(observed.nonEmpty)
+      assert(observed.sum === (if (SparkLine.is35) 0L else 1L))
     } finally d.stop()
   }
 

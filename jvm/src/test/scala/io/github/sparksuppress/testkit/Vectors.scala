@@ -28,7 +28,7 @@ object Vectors {
 
   def familyIn(dir: File, fileName: String): Seq[JsonNode] = {
     val root = mapper.readTree(new File(dir, fileName))
-    root.get("vectors").elements().asScala.toSeq
+    root.get("vectors").elements().asScala.toList
   }
 
   def longOrMax(node: JsonNode): Long =
@@ -38,5 +38,5 @@ object Vectors {
     if (node == null || node.isNull) null else node.asText()
 
   def array(node: JsonNode): Seq[JsonNode] =
-    if (node == null || node.isNull) Seq.empty else node.elements().asScala.toSeq
+    if (node == null || node.isNull) Seq.empty else node.elements().asScala.toList
 }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
-import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, WatermarkBypass}
+import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, Structs, WatermarkBypass}
 import io.github.sparksuppress.spark.join.EventMillisUdf
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
@@ -158,7 +158,7 @@ object ChainPlan {
         val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
           lit(null).cast(BooleanType), schema.fields(tsIdx).name)
         val tableSide = side(t.changelog, lit(null).cast(schema), t.keys, ChainFunction.TableSide,
-          struct(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*),
+          Structs.of(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))),
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
         streamSide.union(tableSide)
     }

@@ -1,6 +1,7 @@
 package io.github.sparksuppress.spark.chain
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core._
@@ -38,7 +39,7 @@ final case class JoinNodeSpec(
       var j = 0
       while (j < t.length) { values(i + j) = t.get(j); j += 1 }
     }
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   private def size(r: ChainRecord[ChainKey]): Long = {

@@ -1,6 +1,6 @@
 package io.github.sparksuppress.spark.chain
 
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, KeyAggregateNode}
@@ -23,7 +23,7 @@ final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs)
     var a = 0
     while (a < buffer.parts.length) { values(keys + a) = buffer.parts(a).result(); a += 1 }
     values(keys + a) = new java.sql.Timestamp(ts)
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   private def node(n: ChainNode[ChainKey]) = n.asInstanceOf[KeyAggregateNode[ChainKey, InputRecord, AggregateBuffer]]

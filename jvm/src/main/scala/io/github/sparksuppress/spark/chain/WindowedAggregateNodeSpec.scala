@@ -1,6 +1,7 @@
 package io.github.sparksuppress.spark.chain
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, WindowBounds, WindowedAggregateNode}
@@ -32,7 +33,7 @@ final case class WindowedAggregateNodeSpec(
     while (a < buffer.parts.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
     values(keys + 1 + a) = new java.sql.Timestamp(ts)
     if (retractions) values(keys + 2 + a) = retraction
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   /** As the stand-alone operator: sliding windows end 1 ms after Kafka's inclusive end, sessions `gap` after it. */

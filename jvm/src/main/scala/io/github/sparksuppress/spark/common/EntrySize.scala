@@ -3,7 +3,6 @@ package io.github.sparksuppress.spark.common
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
-import org.apache.spark.unsafe.types.VariantVal
 
 /**
  * The byte size a buffered entry counts against `maxBytes`, modelled on Kafka's estimate so that a bound tuned
@@ -38,9 +37,7 @@ private[sparksuppress] object EntrySize {
         case d: Decimal => d.toJavaBigDecimal
       }
       bd.unscaledValue.toByteArray.length.toLong
-    case VariantType =>
-      val x = v.asInstanceOf[VariantVal]
-      (x.getValue.length + x.getMetadata.length).toLong
+    case Variant() => (Variant.value(v).length + Variant.metadata(v).length).toLong
     case s: StructType =>
       val r = v.asInstanceOf[Row]
       var total = 0L

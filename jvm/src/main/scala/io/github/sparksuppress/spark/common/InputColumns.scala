@@ -58,7 +58,7 @@ private[sparksuppress] object InputColumns {
     if (!hasWatermark) {
       throw new IllegalArgumentException(
         s"$operator: $parameter has no event-time watermark; stream time comes from it. Add one before the operator, " +
-          s"e.g. df.withWatermark(\"$timestamp\", \"0 seconds\") for Kafka's exact timing (a larger delay adds " +
+          s"""e.g. df.withWatermark("$timestamp", "0 seconds") for Kafka's exact timing (a larger delay adds """ +
           "lateness allowance on top of the grace period).")
     }
   }
@@ -117,7 +117,7 @@ private[sparksuppress] object InputColumns {
     schema.fieldNames.find(_.toLowerCase.startsWith(ReservedPrefix)).foreach { n =>
       throw new IllegalArgumentException(
         s"$operator: $parameter has a column named '$n'; names starting with '$ReservedPrefix' are reserved for " +
-          s"the operator's internal columns. Rename it first, e.g. withColumnRenamed(\"$n\", \"${n.substring(ReservedPrefix.length)}\").")
+          s"""the operator's internal columns. Rename it first, e.g. withColumnRenamed("$n", "${n.substring(ReservedPrefix.length)}").""")
     }
     StructType(schema.fields.map(f =>
       f.copy(nullable = nullable || f.nullable, metadata = WatermarkBypass.withoutMarker(f.metadata))))

@@ -26,7 +26,7 @@ private[sparksuppress] object KeyEncoding {
   def requireGroupable(t: DataType, path: String): Unit = t match {
     case s: StructType => s.fields.foreach(f => requireGroupable(f.dataType, s"$path.${f.name}"))
     case a: ArrayType => requireGroupable(a.elementType, s"$path[]")
-    case _: MapType | VariantType | CalendarIntervalType | _: UserDefinedType[_] =>
+    case _: MapType | Variant() | CalendarIntervalType | _: UserDefinedType[_] =>
       throw new IllegalArgumentException(
         s"key column '$path' has type ${t.simpleString}, which cannot be a grouping key; use atomic, struct or " +
           "array columns as keys.")

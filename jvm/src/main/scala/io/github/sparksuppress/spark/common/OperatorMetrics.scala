@@ -45,7 +45,7 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
 
   override def add(u: Update): Unit = u match {
     case Count(name, delta) => counters.merge(name, delta, (a, b) => a + b)
-    case Gauge(name, shard, value) => gauges.put(s"$name\u0000$shard", value)
+    case Gauge(name, shard, value) => gauges.put(name + "\u0000" + shard, value)
     case GaugeDelta(name, delta) => gaugeDeltas.merge(name, delta, (a, b) => a + b)
     case Max(name, value) => maxima.merge(name, value, (a, b) => math.max(a, b))
     case Sample(name, value) =>

@@ -3,11 +3,12 @@ package io.github.sparksuppress.spark.common
 import java.nio.charset.StandardCharsets
 import java.time.{Duration => JDuration, Instant, LocalDate, LocalDateTime, Period}
 
-import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+import scala.util.hashing.MurmurHash3
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
-import org.apache.spark.unsafe.types.{CalendarInterval, VariantVal}
+import org.apache.spark.unsafe.types.CalendarInterval
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 
@@ -101,12 +102,31 @@ private[sparksuppress] object RowCodec {
   def descriptor(schema: StructType): Array[(Int, Int)] =
     schema.fields.map(f => (f.name.hashCode, typeHash(f.dataType)))
 
-  private def typeHash(t: DataType): Int = t match {
-    case s: StructType => s.fields.map(f => (f.name, typeHash(f.dataType))).toSeq.hashCode()
-    case a: ArrayType => ("array", typeHash(a.elementType)).hashCode()
-    case m: MapType => ("map", typeHash(m.keyType), typeHash(m.valueType)).hashCode()
+  private[common] def typeHash(t: DataType): Int = t match {
+    case s: StructType => seqHash(s.fields.map(f => tupleHash(f.name.hashCode, typeHash(f.dataType))))
+    case a: ArrayType => tupleHash("array".hashCode, typeHash(a.elementType))
+    case m: MapType => tupleHash("map".hashCode, typeHash(m.keyType), typeHash(m.valueType))
     case _: StringType | _: CharType | _: VarcharType => "string".hashCode
     case other => other.typeName.hashCode
+  }
+
+  // The descriptor is stored with the rows, so its hashes must not depend on the Scala version. They are the
+  // hashCodes Scala 2.13 gives a tuple and a sequence of the element hashes (Scala 2.12's differ: its tuple hash
+  // leaves out the class name, its sequence hash has no case for evenly stepped hashes, which 2.13 hashes as a range).
+
+  private def tupleHash(elements: Int*): Int = {
+    var h = MurmurHash3.mix(MurmurHash3.productSeed, s"Tuple${elements.length}".hashCode)
+    elements.foreach(e => h = MurmurHash3.mix(h, e))
+    MurmurHash3.finalizeHash(h, elements.length)
+  }
+
+  private def seqHash(hashes: Array[Int]): Int = {
+    val n = hashes.length
+    val step = if (n < 2) 0 else hashes(1) - hashes(0)
+    if (n == 2 || n > 2 && step != 0 && (2 until n).forall(i => hashes(i) - hashes(i - 1) == step)) {
+      MurmurHash3.finalizeHash(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.seqSeed, hashes(0)), step),
+        hashes(n - 1)), 0)
+    } else MurmurHash3.finalizeHash(hashes.foldLeft(MurmurHash3.seqSeed)(MurmurHash3.mix), n)
   }
 
   /** Fails at build time for column types the stored form does not cover. */
@@ -186,10 +206,7 @@ private[sparksuppress] object RowCodec {
       val c = v.asInstanceOf[CalendarInterval]
       o.writeZigZag(c.months.toLong); o.writeZigZag(c.days.toLong); o.writeZigZag(c.microseconds)
     }
-    case VariantType => (o, v) => {
-      val x = v.asInstanceOf[VariantVal]
-      o.writeBytes(x.getValue); o.writeBytes(x.getMetadata)
-    }
+    case Variant() => (o, v) => { o.writeBytes(Variant.value(v)); o.writeBytes(Variant.metadata(v)) }
     case NullType => (_, _) => ()
     case s: StructType =>
       val fields = s.fields.map(f => writerFor(f.dataType, s"$path.${f.name}"))
@@ -205,7 +222,7 @@ private[sparksuppress] object RowCodec {
         val xs = v match {
           case s: scala.collection.Seq[_] => s
           case arr: Array[_] => arr.toSeq
-          case l: java.util.List[_] => scala.jdk.CollectionConverters.ListHasAsScala(l).asScala.toSeq
+          case l: java.util.List[_] => l.asScala.toSeq
         }
         o.writeVarLong(xs.length.toLong)
         writeBitmap(o, xs.length, i => xs(i) == null)
@@ -217,7 +234,7 @@ private[sparksuppress] object RowCodec {
       (o, v) => {
         val entries = v match {
           case sm: scala.collection.Map[_, _] => sm.toSeq
-          case jm: java.util.Map[_, _] => scala.jdk.CollectionConverters.MapHasAsScala(jm).asScala.toSeq
+          case jm: java.util.Map[_, _] => jm.asScala.toSeq
         }
         o.writeVarLong(entries.length.toLong)
         writeBitmap(o, entries.length, i => entries(i)._2 == null)
@@ -258,7 +275,7 @@ private[sparksuppress] object RowCodec {
     case _: YearMonthIntervalType => in => Period.ofMonths(in.readZigZag().toInt).normalized()
     case CalendarIntervalType => in =>
       new CalendarInterval(in.readZigZag().toInt, in.readZigZag().toInt, in.readZigZag())
-    case VariantType => in => new VariantVal(in.readBytes(), in.readBytes())
+    case Variant() => in => Variant(in.readBytes(), in.readBytes())
     case NullType => _ => null
     case s: StructType =>
       val fields = s.fields.map(f => readerFor(f.dataType))
@@ -277,7 +294,7 @@ private[sparksuppress] object RowCodec {
         val out = new Array[Any](n)
         var i = 0
         while (i < n) { if (!nulls(i)) out(i) = element(in); i += 1 }
-        mutable.ArraySeq.make(out)
+        genericWrapArray(out) // no copy, on Scala 2.12 (a WrappedArray) as on 2.13 (an ArraySeq)
       }
     case m: MapType =>
       val key = readerFor(m.keyType)

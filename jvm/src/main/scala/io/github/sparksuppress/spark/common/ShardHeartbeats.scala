@@ -9,6 +9,8 @@ import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.apache.spark.sql.types.StructType
 
+import io.github.sparksuppress.compat.IterableOnce
+
 /**
  * Passes a sharded operator's input rows through and adds, once per micro-batch that reads data, one heartbeat
  * row per shard, so that Spark calls every shard in that micro-batch: a join's shard that got no stream record can

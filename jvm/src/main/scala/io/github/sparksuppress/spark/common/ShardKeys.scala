@@ -1,5 +1,7 @@
 package io.github.sparksuppress.spark.common
 
+import scala.util.hashing.MurmurHash3
+
 import org.apache.spark.sql.catalyst.expressions.Murmur3HashFunction
 import org.apache.spark.sql.api.java.UDF1
 import org.apache.spark.sql.types.BinaryType
@@ -33,9 +35,12 @@ private[sparksuppress] object ShardKeys {
     Math.floorMod(h, numPartitions)
   }
 
-  /** The shard a key belongs to (independent of the hash Spark uses, and stable across runs). */
+  /**
+   * The shard a key belongs to (independent of the hash Spark uses, and stable across runs and Scala versions: the
+   * seed is explicit because `bytesHash(data)` seeds differently on Scala 2.12).
+   */
   def shardOf(keyBytes: Array[Byte], numShards: Int): Int =
-    Math.floorMod(scala.util.hashing.MurmurHash3.bytesHash(keyBytes), numShards)
+    Math.floorMod(MurmurHash3.bytesHash(keyBytes, MurmurHash3.arraySeed), numShards)
 }
 
 /** Maps an encoded key to the grouping key of its shard. */

@@ -18,8 +18,10 @@ import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StructField}
  * late-row filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark`
  * node) is untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
  *
- * The unmarked columns' metadata is never empty: Spark 4.0 treats an alias with empty metadata as one without any,
- * which keeps the child's metadata (the marker with it), so a key of our own stands in ([[UnmarkedKey]]).
+ * The unmarked columns' metadata is never empty: Spark 3.5 and 4.0 treat an alias with empty metadata as one without
+ * any, which keeps the child's metadata (the marker with it), so a key of our own stands in ([[UnmarkedKey]]). (On
+ * 3.5 the analyzer's CleanupAliases makes such an alias inherit its child's metadata, and the optimizer's
+ * RemoveRedundantAliases drops an alias to a column's own name whose metadata is empty.)
  */
 private[sparksuppress] object WatermarkBypass {
 

@@ -3,6 +3,7 @@ package io.github.sparksuppress.spark.join
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 
 import io.github.sparksuppress.core.TableEntry
@@ -56,7 +57,7 @@ private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: Op
       var j = 0
       while (j < tableWidth) { values(streamWidth + j) = table.get(j); j += 1 }
     }
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   @transient private lazy val ByOrder: java.util.Comparator[Row] =

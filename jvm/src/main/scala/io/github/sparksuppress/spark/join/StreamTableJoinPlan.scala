@@ -51,7 +51,7 @@ private[sparksuppress] object StreamTableJoinPlan {
         throw new IllegalArgumentException(
           s"$operator: key column '${sf.name}' is ${sf.dataType.simpleString} on the stream side but " +
             s"${tf.dataType.simpleString} on the table side; both sides need the same key type. Cast one side, " +
-            s"e.g. col(\"${tf.name}\").cast(\"${sf.dataType.simpleString}\").")
+            s"""e.g. col("${tf.name}").cast("${sf.dataType.simpleString}").""")
       }
     }
     val streamTs = InputColumns.index(streamSchema, j.streamTimestamp, "stream timestamp", operator)
@@ -90,7 +90,7 @@ private[sparksuppress] object StreamTableJoinPlan {
     if (j.idleTimeoutMs.isDefined && !releaseByWatermark) {
       throw new IllegalArgumentException(
         s"$operator: an idle timeout moves the release of waiting records on from the stream's watermark, but the " +
-          s"stream has none. Add one, e.g. stream.withWatermark(\"${streamSchema(streamTs).name}\", \"0 seconds\").")
+          s"""stream has none. Add one, e.g. stream.withWatermark("${streamSchema(streamTs).name}", "0 seconds").""")
     }
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
       releaseByWatermark, j.idleTimeoutMs)
@@ -172,7 +172,7 @@ private[sparksuppress] object StreamTableJoinPlan {
   private def quoted(name: String): Column = col(ColumnNames.quote(name))
 
   /** A struct of `schema`'s columns, without the watermark markers a nested field could otherwise keep. */
-  private def structOf(schema: StructType): Column = struct(schema.fields.toSeq.map(f => quoted(f.name).as(f.name, f.metadata)): _*)
+  private def structOf(schema: StructType): Column = Structs.of(schema.fields.toSeq.map(f => quoted(f.name).as(f.name, f.metadata)))
 
   /** True when every one of `names` is null; false when there are none (a row without value columns is not null). */
   private def allNull(names: Seq[String]): Column =
@@ -232,7 +232,7 @@ private[sparksuppress] object StreamTableJoinPlan {
       val k = columns.key(keys)
       versions.select(Seq(k, columns.shard(k), columns.time(named(table.timestamp)),
         table.tombstone.map(t => quoted(named(t))).getOrElse(lit(false)),
-        struct(table.values.fields.toSeq.map(f => quoted(named(f.name)).as(f.name, f.metadata)): _*),
+        Structs.of(table.values.fields.toSeq.map(f => quoted(named(f.name)).as(f.name, f.metadata))),
         columns.keyNull(keys)).zip(Initial.names).map { case (c, n) => c.as(n) }: _*)
     }
 

@@ -3,6 +3,7 @@ package io.github.sparksuppress.spark.suppress
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
@@ -174,7 +175,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val values = new Array[Any](n)
     var i = 0
     while (i < n) { values(i) = row.get(i); i += 1 }
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   private def flagged(payload: Row, late: Boolean): Row = {
@@ -182,7 +183,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     var i = 0
     while (i < n) { values(i) = payload.get(i); i += 1 }
     values(n) = late
-    Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))
+    new GenericRow(values)
   }
 
   private def size(payload: Row): Long = {

@@ -1,9 +1,8 @@
 package io.github.sparksuppress.spark.window
 
-import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.encoders.{encoderFor, ExpressionEncoder}
-import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{GenericRow, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.expressions.Aggregator
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -44,7 +43,7 @@ private[sparksuppress] final case class TypedAggregateColumn(
     val values = new Array[Any](inputs.length)
     var i = 0
     while (i < inputs.length) { values(i) = record.get(inputs(i)); i += 1 }
-    deserializeInput(toCatalyst(Row.fromSeq(scala.collection.immutable.ArraySeq.unsafeWrapArray(values))).asInstanceOf[InternalRow])
+    deserializeInput(toCatalyst(new GenericRow(values)).asInstanceOf[InternalRow])
   }
 
   private[spark] def bufferBytes(buffer: Any): Array[Byte] = bufferToUnsafe(serializeBuffer(buffer)).getBytes

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 
+import io.github.sparksuppress.compat.IterableOnce
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.spark.common._
 

@@ -31,7 +31,7 @@ private[spark] object WindowAggregateResolver {
   def resolve(df: DataFrame, aggregations: Seq[Column], operator: String): Resolved = {
     if (aggregations == null || aggregations.isEmpty || aggregations.contains(null)) {
       throw new IllegalArgumentException(
-        s"$operator: aggregations must list at least one aggregate column, e.g. count(\"*\").as(\"n\"); supported: $Supported.")
+        s"""$operator: aggregations must list at least one aggregate column, e.g. count("*").as("n"); supported: $Supported.""")
     }
     val analyzed = try df.agg(aggregations.head, aggregations.tail: _*).queryExecution.analyzed catch {
       case e: AnalysisException =>
