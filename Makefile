@@ -41,6 +41,9 @@ VECTOR_FOLDERS := vectors chains chains_filter
 
 venv: $(VENV)/.installed
 
+# What a line's PySpark needs beside its own requirements: PySpark 3.5 runs NumPy 1, which pyarrow 20 and later refuse.
+PYSPARK_PINS := $(if $(filter 3.5,$(SPARK)),"pyarrow<20")
+
 # The line's PySpark (with its Connect client) and the test and benchmark tools; 3.5 also gets its Connect server jar.
 $(VENV)/.installed: python/pyproject.toml requirements-dev.txt project/spark-lines.tsv
 ifeq ($(PYSPARK_VERSION),-)
@@ -48,7 +51,7 @@ ifeq ($(PYSPARK_VERSION),-)
 endif
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "pyspark[connect]==$(PYSPARK_VERSION)" -r requirements-dev.txt
+	$(PIP) install -q "pyspark[connect]==$(PYSPARK_VERSION)" $(PYSPARK_PINS) -r requirements-dev.txt
 	$(PIP) install -q --no-deps -e python
 ifneq ($(EXTRA_SERVER_JARS),)
 	mvn -q -B dependency:copy -Dartifact=org.apache.spark:spark-connect_2.12:$(CONNECT35_VERSION) \

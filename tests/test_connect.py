@@ -145,7 +145,12 @@ def test_configure_makes_a_local_connect_session_one_line():
     result = run_python(
         "from pyspark.sql import SparkSession, functions as F\n"
         "import spark_suppress as ss\n"
-        "spark = ss.configure(SparkSession.builder.remote('local[1]')).getOrCreate()\n"
+        "import os\n"
+        "builder = SparkSession.builder.remote('local[1]')\n"
+        # Spark 3.5's Connect server jar, which the Makefile fetches: configure() would add its package otherwise.
+        "if os.environ.get('SPARK_SUPPRESS_SERVER_JARS'):\n"
+        "    builder = builder.config('spark.jars', os.environ['SPARK_SUPPRESS_SERVER_JARS'])\n"
+        "spark = ss.configure(builder).getOrCreate()\n"
         "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
         "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp',\n"
         "    windows=ss.TimeWindows.of_size_with_no_grace(10), aggregations=[ss.string_fold('value').alias('trace')])\n"
@@ -163,7 +168,9 @@ def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fo
     result = run_python(
         "from pyspark.sql import SparkSession, functions as F\n"
         "import spark_suppress as ss\n"
-        "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', ss.jar_path())\n"
+        "import os\n"
+        "jars = ','.join(j for j in [ss.jar_path(), os.environ.get('SPARK_SUPPRESS_SERVER_JARS')] if j)\n"
+        "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', jars)\n"
         "    .config('spark.connect.extensions.relation.classes', ss._connect.RELATION_PLUGIN).getOrCreate())\n"
         "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
         "windows = ss.TimeWindows.of_size_with_no_grace(10)\n"

@@ -62,7 +62,10 @@ def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_erro
     result = run_python(
         "from pyspark.sql import SparkSession\n"
         "import spark_suppress as ss\n"
-        "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
+        "import os\n"
+        # Spark 3.5's Connect server jar (the Makefile fetches it); later lines' PySpark carries the server.
+        "spark = SparkSession.builder.remote('local[1]').config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
+        "spark = spark.getOrCreate()\n"
         "try:\n"
         "    ss.join_versioned(spark.range(1), spark.range(1), on='id', stream_timestamp='id', table_timestamp='id')\n"
         "except ss.ConnectPluginMissingError as e:\n"

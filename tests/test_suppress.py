@@ -323,7 +323,10 @@ def test_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
     result = run_python(
         "from pyspark.sql import SparkSession\n"
         "import spark_suppress as ss\n"
-        "spark = SparkSession.builder.remote('local[1]').getOrCreate()\n"
+        "import os\n"
+        # Spark 3.5's Connect server jar (the Makefile fetches it); later lines' PySpark carries the server.
+        "spark = SparkSession.builder.remote('local[1]').config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
+        "spark = spark.getOrCreate()\n"
         "try:\n"
         "    ss.suppress(spark.range(1), key='id', timestamp='id',\n"
         "                suppressed=ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded()))\n"

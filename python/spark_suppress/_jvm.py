@@ -117,20 +117,51 @@ def _jar_name(line: str, scala: str) -> str:
 
 
 def configure(builder: "SparkSession.Builder") -> "SparkSession.Builder":
-    """Return ``builder`` with the bundled jar added to ``spark.jars`` (keeping any jars already listed).
+    """Return ``builder`` with the bundled jar of the installed PySpark's line added to ``spark.jars``.
 
-    For a local Spark Connect server (``builder.remote("local[2]")``) it also registers spark-suppress's Connect
-    plugins, so the server the builder starts runs the operators. A remote server (``sc://...``) is configured
-    where it starts (:func:`connect_server_conf`); its builder is returned unchanged.
+    Jars already listed are kept. For a local Spark Connect server (``builder.remote("local[2]")``) it also
+    registers spark-suppress's Connect plugins, so the server the builder starts runs the operators; on Spark 3.5,
+    whose Connect server is a package of its own, it adds ``org.apache.spark:spark-connect_2.12:<version>`` to
+    ``spark.jars.packages`` unless ``spark.jars`` or ``spark.jars.packages`` already names a spark-connect jar. A
+    remote server (``sc://...``) is configured where it starts (:func:`connect_server_conf`); its builder is
+    returned unchanged.
 
     Call it before the first SparkSession of the process is created: a JVM that is already running does not
     pick up new jars.
+
+    Parameters
+    ----------
+    builder : pyspark.sql.SparkSession.Builder
+        The builder of the session to create.
+
+    Returns
+    -------
+    pyspark.sql.SparkSession.Builder
+        The same builder, configured.
+
+    Raises
+    ------
+    UnsupportedSparkError
+        If the installed PySpark's line is not supported.
+    JarNotFoundError
+        If its jar is not bundled.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import spark_suppress as ss
+    >>> spark = ss.configure(SparkSession.builder).getOrCreate()  # doctest: +SKIP
     """
     options = getattr(builder, "_options", {})
     remote = options.get("spark.remote")
     if remote is not None and not str(remote).startswith("local"):
         return builder
     settings = connect_server_conf() if remote is not None else {"spark.jars": jar_path()}
+    if remote is not None:
+        version, scala = _installed_spark()
+        named = str(options.get("spark.jars", "")) + "," + str(options.get("spark.jars.packages", ""))
+        if spark_line(version, scala)[0] == "3.5" and "spark-connect_" not in named:
+            settings["spark.jars.packages"] = f"org.apache.spark:spark-connect_{scala or '2.12'}:{version}"
     for key, value in settings.items():
         existing = [v for v in str(options.get(key, "")).split(",") if v]
         if value not in existing:

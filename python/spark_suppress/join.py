@@ -60,9 +60,9 @@ def join_versioned(
     retention_ms = None if history_retention is None else to_millis(history_retention, "history_retention")
     check_name(name)
     if initial_versions is not None:
-        from pyspark.sql import DataFrame
+        from ._pyspark import is_dataframe
 
-        if not isinstance(initial_versions, DataFrame):
+        if not is_dataframe(initial_versions):
             raise TypeError(f"initial_versions must be a static DataFrame, got {initial_versions!r}")
     spec = {
         "on": column_list(on, "on"),

@@ -97,13 +97,13 @@ def aggregate(
 
 
 def _check_aggregations(aggregations, name) -> None:
-    """Aggregations are a list of Columns (classic or Spark Connect ones: both are ``pyspark.sql.Column``)."""
-    from pyspark.sql import Column
+    """Aggregations are a list of Columns (classic or Spark Connect ones)."""
+    from ._pyspark import is_column
 
-    if isinstance(aggregations, Column) or not isinstance(aggregations, (list, tuple)):
+    if is_column(aggregations) or not isinstance(aggregations, (list, tuple)):
         raise TypeError(f"aggregations must be a list of aggregate columns, e.g. [F.count('*').alias('n')], got {aggregations!r}")
     for a in aggregations:
-        if not isinstance(a, Column):
+        if not is_column(a):
             raise TypeError(f"aggregations must be Spark Columns (F.count('*'), F.sum('x'), ...), got {a!r}")
     check_name(name)
 
@@ -119,20 +119,20 @@ def string_fold(column: Union[str, "Column"], initial: str = "", separator: str 
     """Kafka's test aggregation as an aggregate column: ``initial``, then ``separator + value`` per record in arrival
     order (sessions merge as ``left + separator + right``). A typed aggregator applied record by record: its
     result traces exactly which records were aggregated, in which order."""
-    from pyspark.sql import Column, SparkSession
+    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
+
+    from ._pyspark import classic_column, is_column
 
     if not isinstance(initial, str) or not isinstance(separator, str):
         raise TypeError(f"initial and separator must be strings, got {initial!r} and {separator!r}")
     col = F.col(column) if isinstance(column, str) else column
-    if not isinstance(col, Column):
+    if not is_column(col):
         raise TypeError(f"column must be a column name or a Column, got {column!r}")
     if _connect.is_connect(col):
         return _connect.string_fold(col, initial, separator)
-    from pyspark.sql.classic.column import Column as ClassicColumn
-
     spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("string_fold needs an active SparkSession")
     require_classic(spark)
-    return ClassicColumn(facade(spark).stringFold(col._jc, initial, separator))
+    return classic_column(facade(spark).stringFold(col._jc, initial, separator))

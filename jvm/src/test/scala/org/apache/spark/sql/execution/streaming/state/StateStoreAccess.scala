@@ -15,7 +15,8 @@ object StateStoreAccess {
   /**
    * Rewrites the values of an HDFS-backed state store's delta file (`<checkpoint>/state/<op>/<partition>/<v>.delta`:
    * compressed records of key size, key bytes, value size, value bytes, ended by -1) with `rewrite`, and removes
-   * its Hadoop checksum so that the edited file is read as it is. Returns how many values changed.
+   * its checksums so that the edited file is read as it is: Hadoop's (`.<name>.crc`) and, on Spark 4.1, Spark's own
+   * checkpoint file checksum (`<name>.crc`, verified on read). Returns how many values changed.
    */
   def rewriteDeltaValues(delta: File, conf: SparkConf, rewrite: Array[Byte] => Array[Byte]): Int = {
     val codec = CompressionCodec.createCodec(conf, conf.get("spark.sql.streaming.stateStore.compression.codec", "lz4"))
@@ -46,6 +47,7 @@ object StateStoreAccess {
       out.writeInt(-1)
     } finally out.close()
     new File(delta.getParentFile, s".${delta.getName}.crc").delete()
+    new File(delta.getParentFile, s"${delta.getName}.crc").delete()
     changed
   }
 }
