@@ -26,7 +26,17 @@ NAME = "python_stateful"
 # The shared warm-up set is as large as this benchmark's own: warming the Python APIs up on it would double their
 # cost. A small set warms the JVM and Python workers as well.
 WARMUP = EventShape(records=20_000, keys=1_000, records_per_file=10_000, seed=7)
-APIS = [("applyInPandasWithState", None), ("transformWithStateInPandas", False), ("transformWithState", True)]
+ALL_APIS = [("applyInPandasWithState", None), ("transformWithStateInPandas", False), ("transformWithState", True)]
+
+
+def available_apis() -> List:
+    """The Python stateful APIs of the running PySpark: Spark 3.5's GroupedData has only applyInPandasWithState."""
+    from pyspark.sql import GroupedData
+
+    return [(api, rows) for api, rows in ALL_APIS if hasattr(GroupedData, api)]
+
+
+APIS = available_apis()
 
 
 def _events(spark, path: str, columns):
