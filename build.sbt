@@ -120,7 +120,11 @@ def lineProject(id: String): Project =
   lineProject(SparkLines.all.find(_.id == id).getOrElse(sys.error(s"no Spark line $id in project/SparkLines.scala")))
 
 // `tests/lines.py` runs every line's tests in one sbt (`all spark35_212/test ...`): this many test JVMs at once.
-Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, sys.env.getOrElse("SBT_TEST_FORKS", "1").toInt)
+// (sbt's own defaults limit forked test groups to one, so the list replaces them.)
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(math.max(2, java.lang.Runtime.getRuntime.availableProcessors)),
+  Tags.limit(Tags.ForkedTestGroup, sys.env.getOrElse("SBT_TEST_FORKS", "1").toInt),
+  Tags.exclusiveGroup(Tags.Clean))
 
 // One val per line (sbt finds projects by their vals); SparkLinesCheck below fails the build if one is missing.
 lazy val spark35_212 = lineProject("spark35_212")
