@@ -83,6 +83,13 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
         "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
     Test / baseDirectory := (LocalRootProject / baseDirectory).value,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    // `make test` on every line runs the reliability suites on the default line only (tests/lines.py names the
+    // others here); `make test SPARK=<line>` and `make reliability` run them on any line.
+    Test / testOptions ++= {
+      val without = sys.env.getOrElse("SPARK_SUPPRESS_TEST_WITHOUT_RELIABILITY", "").split(",").toSet
+      if (without.contains(line.id)) Seq(Tests.Filter(n => !n.startsWith("io.github.sparksuppress.reliability.")))
+      else Nil
+    },
     // Spark from a wheel is compiled against unmanaged jars (above); the published POM still declares it, as
     // "provided". So is the Spark Connect server, whose plugin interfaces jvm/connect implements (docs/connect.md).
     // Spark from Maven Central (and 3.5's Connect) is a "provided" library dependency, in the POM already.
