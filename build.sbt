@@ -83,6 +83,13 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
         "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
     Test / baseDirectory := (LocalRootProject / baseDirectory).value,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    // `make test` on every line runs the reliability suites on the default line only (tests/lines.py names the
+    // others here); `make test SPARK=<line>` and `make reliability` run them on any line.
+    Test / testOptions ++= {
+      val without = sys.env.getOrElse("SPARK_SUPPRESS_TEST_WITHOUT_RELIABILITY", "").split(",").toSet
+      if (without.contains(line.id)) Seq(Tests.Filter(n => !n.startsWith("io.github.sparksuppress.reliability.")))
+      else Nil
+    },
     // Spark from a wheel is compiled against unmanaged jars (above); the published POM still declares it, as
     // "provided". So is the Spark Connect server, whose plugin interfaces jvm/connect implements (docs/connect.md).
     // Spark from Maven Central (and 3.5's Connect) is a "provided" library dependency, in the POM already.
@@ -120,7 +127,11 @@ def lineProject(id: String): Project =
   lineProject(SparkLines.all.find(_.id == id).getOrElse(sys.error(s"no Spark line $id in project/SparkLines.scala")))
 
 // `tests/lines.py` runs every line's tests in one sbt (`all spark35_212/test ...`): this many test JVMs at once.
-Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, sys.env.getOrElse("SBT_TEST_FORKS", "1").toInt)
+// (sbt's own defaults limit forked test groups to one, so the list replaces them.)
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(math.max(2, java.lang.Runtime.getRuntime.availableProcessors)),
+  Tags.limit(Tags.ForkedTestGroup, sys.env.getOrElse("SBT_TEST_FORKS", "1").toInt),
+  Tags.exclusiveGroup(Tags.Clean))
 
 // One val per line (sbt finds projects by their vals); SparkLinesCheck below fails the build if one is missing.
 lazy val spark35_212 = lineProject("spark35_212")

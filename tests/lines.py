@@ -5,15 +5,17 @@ Usage: python3 tests/lines.py [--lines 3.5,4.0] [--jobs N] [--build-only]
 The lines are project/spark-lines.tsv's rows. Each line's suites are `make` targets run with SPARK=<line> (and SCALA=
 for the second Scala version of a line), so a suite here is exactly what `make <target> SPARK=<line>` runs:
 
-- every line: the Scala suites (`test-jvm`);
-- every line with a PySpark on PyPI: the Python tests (`test-python`), every conformance vector on py4j
-  (`conformance`), Connect's own tests (`test-connect-plugin`) and the chain vectors on Spark Connect
-  (`conformance-connect-chains`);
-- the default line (the table's last) runs the Python tests of operators on Spark Connect too (`test-connect`, which
-  includes Connect's own), every vector on Spark Connect (`conformance-connect`, which includes the chains) and the
-  wheel with only pyspark-client (`test-connect-client`).
+- the default line (the table's last): everything `make test SPARK=<line>` runs there: the Scala suites
+  (`test-jvm`), the Python tests (`test-python`), every conformance vector on py4j (`conformance`), the Python tests
+  of operators on Spark Connect (`test-connect`), every vector on Spark Connect (`conformance-connect`) and the
+  wheel with only pyspark-client (`test-connect-client`);
+- every other line: the Scala suites without the reliability package (`test-jvm`; `make reliability` runs the
+  restart-equivalence checks on 3.5 as well), and, where PySpark has the line: every conformance vector and chain
+  vector on py4j once (`conformance-once`), Connect's own tests (`test-connect-plugin`) and the chain vectors on
+  Spark Connect (`conformance-connect-chains`). That keeps every line building and running its vectors within the
+  time `make test` has on 2 cores; `make test SPARK=<line>` runs the whole suite on one line.
 
-`make test SPARK=<line>` runs the default line's set on any line.
+
 
 The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
 whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
@@ -76,10 +78,9 @@ def read_lines() -> List[Line]:
 def suites(line: Line) -> List[str]:
     if line.pyspark is None:
         return ["test-jvm"]
-    names = ["test-jvm", "test-python", "conformance"]
     if line.default:
-        return names + ["test-connect", "conformance-connect", "test-connect-client"]
-    return names + ["test-connect-plugin", "conformance-connect-chains"]
+        return ["test-jvm", "test-python", "conformance", "test-connect", "conformance-connect", "test-connect-client"]
+    return ["test-jvm", "conformance-once", "test-connect-plugin", "conformance-connect-chains"]
 
 
 @dataclass
@@ -151,7 +152,9 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
         proc = subprocess.run([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true",
                                "all " + " ".join(f"{l.project}/test" for l in lines)],
                               stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                              env=dict(os.environ, SBT_TEST_FORKS=str(jobs)))
+                              env=dict(os.environ, SBT_TEST_FORKS=str(jobs),
+                                       SPARK_SUPPRESS_TEST_WITHOUT_RELIABILITY=",".join(
+                                           l.project for l in lines if not l.default)))
     seconds = time.monotonic() - started
     for line in lines:
         found = junit_counts(os.path.join(ROOT, "target", line.project, "test-reports"))
@@ -258,7 +261,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     lock = threading.Lock()
     # The longest Python suites first, so the shorter ones fill the gaps at the end.
     python = sorted(((l, s) for l in lines for s in suites(l) if s != "test-jvm"),
-                    key=lambda ls: (ls[1] not in ("conformance", "conformance-connect"), not ls[0].default))
+                    key=lambda ls: (ls[1] not in ("conformance", "conformance-connect", "conformance-once"), not ls[0].default))
     jvm_thread = threading.Thread(target=run_jvm, args=(lines, args.jvm_jobs, results, lock))
     jvm_thread.start()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

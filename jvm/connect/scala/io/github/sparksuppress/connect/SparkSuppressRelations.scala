@@ -73,7 +73,7 @@ private[connect] object ConnectSupport {
       throw new IllegalArgumentException(
         s"$VersionMismatchPrefix the Python package is version $clientVersion but the Spark Connect server runs the " +
           s"spark-suppress jar version $server. Install the spark-suppress wheel of version $server on the client, or " +
-          s"start the server with the jar of version $clientVersion (--jars spark-suppress_2.13-$clientVersion.jar).")
+          s"start the server with the jar of version $clientVersion (--jars ${RuntimeCompatibility.jarName(clientVersion)}).")
     }
   }
 

@@ -18,6 +18,9 @@ object RuntimeCompatibility {
 
   private def minor(v: String): String = v.split('.').take(2).mkString(".")
 
+  /** This jar's file name at another library version: spark-suppress_<spark line>_<scala>-<version>.jar. */
+  def jarName(version: String): String = s"spark-suppress_${minor(builtForSpark)}_${minor(builtForScala)}-$version.jar"
+
   def runtimeSparkVersion: String = org.apache.spark.SPARK_VERSION
 
   def runtimeScalaVersion: String = scala.util.Properties.versionNumberString

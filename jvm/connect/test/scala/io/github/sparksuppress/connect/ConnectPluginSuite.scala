@@ -23,6 +23,9 @@ class ConnectPluginSuite extends AnyFunSuite {
     val e = intercept[IllegalArgumentException](SparkSuppressRelations.transform(ProtoAny.pack(message), null))
     assert(e.getMessage.startsWith(ConnectSupport.VersionMismatchPrefix))
     assert(e.getMessage.contains(s"the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version ${RuntimeCompatibility.libraryVersion}"))
+    def minor(v: String) = v.split('.').take(2).mkString(".")
+    val line = s"${minor(org.apache.spark.SPARK_VERSION)}_${minor(scala.util.Properties.versionNumberString)}"
+    assert(e.getMessage.contains(s"--jars spark-suppress_$line-9.9.9.jar"), e.getMessage)
   }
 
   test("the class names servers are configured with (spark_suppress.connect_server_conf) are this line's plugins") {

@@ -141,8 +141,10 @@ class IdleProgressSuite extends SparkSessionSuite {
     val d = join("idle-join", Some(Idle))
     try {
       d.stepInput("tiers", Seq(Row("alice", ts(0), "silver"), Row("bob", ts(0), "gold")))
-      assert(d.stepInput("orders", Seq(Row("alice", ts(1500), 1L), Row("bob", ts(3000), 2L))) === Nil, "both wait 1 s of stream time")
-      val first = orderTier(d.idle(ms(600)))
+      // Both wait 1 s of stream time; on processing-time timeouts a step that takes longer than the idle timeout
+      // and alice's wait (a loaded machine) already runs batches on the idle clock, so its output counts too.
+      val waiting = orderTier(d.stepInput("orders", Seq(Row("alice", ts(1500), 1L), Row("bob", ts(3000), 2L))))
+      val first = waiting ++ orderTier(d.idle(ms(600)))
       assert(first.contains(("alice", 1500L, "silver")), "1500 + 1000 <= 3000 + at least 600 ms of idle time")
       d.restart() // bob's order needs 1 s of idle time
       // Spark runs no micro-batch after a restart until input arrives: a table write lets the idle period go on.

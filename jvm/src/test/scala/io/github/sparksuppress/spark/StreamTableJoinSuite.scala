@@ -69,6 +69,21 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally j.stop()
   }
 
+  // Its table side is a struct without fields, which Spark 3.5 builds only when it is typed nullable (Structs).
+  test("a table without value columns (keys and time only) joins; the output has the stream's columns") {
+    val d = TestDriver(spark)
+    try {
+      val o = d.addInput("orders", orders, null, null)
+      val members = d.addInput("members",
+        StructType(Seq(StructField("customer", StringType), StructField("since", TimestampType))), null, null)
+      d.start(o.transform(StreamTableJoin("customer", "order_ts", ChangelogTable.nonVersioned(members, "since"),
+        Joined.inner())))
+      assert(d.outputSchema.fieldNames.toSeq === Seq("customer", "order_ts", "amount"))
+      assert(d.stepInput("members", Seq(Row("alice", ts(0)))) === Nil)
+      assert(d.stepInput("orders", Seq(order("alice", 10), order("bob", 10))).map(_.getString(0)) === Seq("alice"))
+    } finally d.stop()
+  }
+
   /** A customer whose orders go to the other of two shards than alice's. */
   private def otherShardThanAlice: String = {
     val encoder = KeyEncoding.encoder(StructType(Seq(StructField("customer", StringType))))

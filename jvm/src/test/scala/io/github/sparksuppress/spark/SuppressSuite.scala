@@ -41,6 +41,13 @@ class SuppressSuite extends SparkSessionSuite {
     try body finally spark.conf.set("spark.sql.shuffle.partitions", "2")
   }
 
+  test("the output columns carry none of the watermark bypass's metadata") {
+    val d = TestDriver(spark, schema, "ts")
+    val out = d.input.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded())))
+    val marked = out.schema.fields.filter(_.metadata.contains(common.WatermarkBypass.UnmarkedKey)).map(_.name)
+    assert(marked.isEmpty, s"columns with the bypass's key: ${marked.mkString(", ")}")
+  }
+
   test("untilTimeLimit keeps the first buffer time (Kafka's non-resetting rule) and emits the latest value") {
     val d = driver(_.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(2), BufferConfig.unbounded()))))
     try {

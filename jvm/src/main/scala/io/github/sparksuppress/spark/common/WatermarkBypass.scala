@@ -36,8 +36,12 @@ private[sparksuppress] object WatermarkBypass {
   val UnmarkedKey = "spark_suppress.unwatermarked"
 
   def withoutMarker(metadata: Metadata): Metadata =
+    if (!metadata.contains(delayKey)) metadata else new MetadataBuilder().withMetadata(metadata).remove(delayKey).build()
+
+  /** The metadata of an unmarked column's alias: never empty, so no line keeps the child's marker (see above). */
+  private def unmarkedAlias(metadata: Metadata): Metadata =
     if (!metadata.contains(delayKey)) metadata
-    else new MetadataBuilder().withMetadata(metadata).remove(delayKey).putBoolean(UnmarkedKey, true).build()
+    else new MetadataBuilder().withMetadata(withoutMarker(metadata)).putBoolean(UnmarkedKey, true).build()
 
   /** The anchor: the largest representable timestamp, marked as a watermarked column with zero delay. */
   def anchor: Column =
@@ -46,7 +50,7 @@ private[sparksuppress] object WatermarkBypass {
   /** `df` with the marker moved from its columns onto the anchor column (appended last). */
   def apply(df: DataFrame): DataFrame = {
     val columns = df.schema.fields.toSeq.map { f =>
-      col(ColumnNames.quote(f.name)).as(f.name, withoutMarker(f.metadata))
+      col(ColumnNames.quote(f.name)).as(f.name, unmarkedAlias(f.metadata))
     }
     df.select(columns :+ anchor: _*)
   }
