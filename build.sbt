@@ -83,12 +83,13 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
         "sun.security.action", "sun.util.calendar").map(p => s"--add-opens=java.base/$p=ALL-UNNAMED"),
     Test / baseDirectory := (LocalRootProject / baseDirectory).value,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
-    // `make test` on every line runs the reliability suites on the default line only (tests/lines.py names the
-    // others here); `make test SPARK=<line>` and `make reliability` run them on any line.
+    // `make test` on every line runs the whole Scala suite on the default line and, on the others (tests/lines.py
+    // names them here), the suites that pin Spark's and Scala's behaviour: the probes, the stored hashes and the
+    // Connect plugin's. `make test SPARK=<line>` and `make reliability` run every suite on any line.
     Test / testOptions ++= {
-      val without = sys.env.getOrElse("SPARK_SUPPRESS_TEST_WITHOUT_RELIABILITY", "").split(",").toSet
-      if (without.contains(line.id)) Seq(Tests.Filter(n => !n.startsWith("io.github.sparksuppress.reliability.")))
-      else Nil
+      val probesOnly = sys.env.getOrElse("SPARK_SUPPRESS_TEST_PROBES_ONLY", "").split(",").toSet
+      val probes = Seq("ProbeSuite", "StoredHashesSuite", "ConnectPluginSuite")
+      if (probesOnly.contains(line.id)) Seq(Tests.Filter(n => probes.exists(n.endsWith))) else Nil
     },
     // Spark from a wheel is compiled against unmanaged jars (above); the published POM still declares it, as
     // "provided". So is the Spark Connect server, whose plugin interfaces jvm/connect implements (docs/connect.md).

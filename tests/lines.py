@@ -9,13 +9,12 @@ for the second Scala version of a line), so a suite here is exactly what `make <
   (`test-jvm`), the Python tests (`test-python`), every conformance vector on py4j (`conformance`), the Python tests
   of operators on Spark Connect (`test-connect`), every vector on Spark Connect (`conformance-connect`) and the
   wheel with only pyspark-client (`test-connect-client`);
-- every other line: the Scala suites without the reliability package (`test-jvm`; `make reliability` runs the
-  restart-equivalence checks on 3.5 as well), and, where PySpark has the line: every conformance vector and chain
+- every other line: the Scala suites that pin Spark's and Scala's behaviour (`test-jvm`: the probe suites,
+  `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: every conformance vector and chain
   vector on py4j once (`conformance-once`), Connect's own tests (`test-connect-plugin`) and the chain vectors on
   Spark Connect (`conformance-connect-chains`). That keeps every line building and running its vectors within the
-  time `make test` has on 2 cores; `make test SPARK=<line>` runs the whole suite on one line.
-
-
+  time `make test` has on 2 cores (one record per micro-batch costs a Spark batch each, and every suite on every
+  line does not fit); `make test SPARK=<line>` runs the whole suite on one line.
 
 The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
 whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
@@ -153,7 +152,7 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
                                "all " + " ".join(f"{l.project}/test" for l in lines)],
                               stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
                               env=dict(os.environ, SBT_TEST_FORKS=str(jobs),
-                                       SPARK_SUPPRESS_TEST_WITHOUT_RELIABILITY=",".join(
+                                       SPARK_SUPPRESS_TEST_PROBES_ONLY=",".join(
                                            l.project for l in lines if not l.default)))
     seconds = time.monotonic() - started
     for line in lines:
