@@ -93,7 +93,10 @@ def on_line(line: str, argv) -> int:
     build = subprocess.run(["make", "--no-print-directory", "jar", f"SPARK={line}"], cwd=ROOT)
     if build.returncode != 0:
         sys.exit(f"benchmarks/run.py: `make jar SPARK={line}` failed")
-    venv = ".venv" if line == "4.3" else f".venv-{line}"
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import lines  # the table of lines (project/spark-lines.tsv): the default line keeps the plain .venv
+
+    venv = ".venv" if line == lines.read_lines()[-1].line else f".venv-{line}"
     return subprocess.run([os.path.join(ROOT, venv, "bin", "python"), os.path.abspath(__file__), *argv]).returncode
 
 
