@@ -22,7 +22,7 @@ from .errors import (
 from .join import join_versioned
 from .operators import metrics, suppress
 from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
-from .windowed import aggregate, aggregate_windowed, string_fold
+from .windowed import aggregate, aggregate_windowed, latest, string_fold
 from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "SessionWindows",
     "EmitStrategy",
     "string_fold",
+    "latest",
     # errors
     "SparkSuppressError",
     "JarNotFoundError",

@@ -115,6 +115,63 @@ def _java_columns(df: "DataFrame", aggregations):
     return jcolumns
 
 
+def latest(column: Union[str, "Column"], order_by: Union[str, "Column", None] = None) -> "Column":
+    """Kafka's ``reduce((v1, v2) -> v2)`` as an aggregate column: the latest non-null value to *arrive*.
+
+    Spark's ``last`` keeps the value of the record with the latest event time, which differs from Kafka's reduce
+    for out-of-order records. Here a later micro-batch arrives after an earlier one whatever its event times; within
+    one micro-batch the record with the greatest ``order_by`` arrived last (e.g. the Kafka source's ``offset``
+    column), and without ``order_by`` (or on ties) the order in which the key's records reach the operator, which is
+    a source partition's order. Null values are skipped, as Kafka's reduce never sees one.
+
+    Parameters
+    ----------
+    column : str or Column
+        The value to keep.
+    order_by : str or Column, optional
+        Orders the records of one micro-batch (numbers, strings, timestamps, ...); the greatest arrived last.
+
+    Returns
+    -------
+    Column
+        An aggregate column for :func:`aggregate_windowed` and :func:`aggregate` (alias it to name the result).
+
+    Raises
+    ------
+    TypeError
+        If ``column`` or ``order_by`` is neither a column name nor a Column.
+
+    Examples
+    --------
+    >>> ss.aggregate(orders, key="user", timestamp="ts",
+    ...              aggregations=[ss.latest("status", order_by="offset").alias("status")])  # doctest: +SKIP
+    """
+    from ._pyspark import is_column
+
+    def as_column(c: Union[str, "Column"], what: str) -> "Column":
+        from pyspark.sql import functions as F
+
+        col = F.col(c) if isinstance(c, str) else c
+        if not is_column(col):
+            raise TypeError(f"{what} must be a column name or a Column, got {c!r}")
+        return col
+
+    arguments = [as_column(column, "column")]
+    if order_by is not None:
+        arguments.append(as_column(order_by, "order_by"))
+    if _connect.is_connect(arguments[0]):
+        from pyspark.sql.connect import functions as CF
+
+        return CF.call_function(_LATEST, *arguments)
+    from pyspark.sql import functions as F
+
+    return F.call_function(_LATEST, *arguments)
+
+
+# The session function spark-suppress's aggregations register and evaluate by arrival (Scala: api.Latest).
+_LATEST = "spark_suppress_latest"
+
+
 def string_fold(column: Union[str, "Column"], initial: str = "", separator: str = "+") -> "Column":
     """Kafka's test aggregation as an aggregate column: ``initial``, then ``separator + value`` per record in arrival
     order (sessions merge as ``left + separator + right``). A typed aggregator applied record by record: its
