@@ -4,7 +4,7 @@ PySpark 4 has three ways to keep state per group: ``applyInPandasWithState`` (Sp
 ``transformWithStateInPandas`` and the Row-based ``transformWithState`` (4.1). The last two run on the RocksDB state
 store only, so they get it; spark-suppress and ``applyInPandasWithState`` keep the session's default store, as in
 ``final_results`` and ``rate_limit``. The jobs and their checks are those of ``final_results`` (every system the
-same final rows) and ``rate_limit`` (every key's last update emitted, no key more often than it was updated).
+same final rows) and ``rate_limit`` (every system's output equal to the exact rule for its sharding).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .config import EventShape
 from .context import Context
 from .final_results import library as window_library
 from .measure import System, log, measure, target
-from .rate_limit import check_outputs
+from .rate_limit import check_outputs, shard_functions
 from .rate_limit import library as rate_library
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
 from .window_kinds import _compare, _rows
@@ -105,7 +105,8 @@ def run(ctx: Context) -> Dict[str, Any]:
 
     limit = measure(rate_limit_systems(ctx), path, shape.records, ctx.scratch(NAME, "rate_limit"), s.repeats,
                     s.pandas_repeats, warmup=warmup, keep_output=True, event_log=ctx.event_log)
-    limit_check = check_outputs(limit, path, names=list(limit))
+    limit_check = check_outputs({n: m.last.output_path for n, m in limit.items()}, path,
+                                s.rate_limit_time_limit_ms, s.rate_limit_max_records, shard_functions(list(limit)))
     log(f"{NAME} rate limit: outputs check: {limit_check['ok']}")
 
     for job, measured in (("final results", final), ("rate limit", limit)):

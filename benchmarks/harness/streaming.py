@@ -14,6 +14,7 @@ from .events import FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
 WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
+WATERMARK_DELAY_MS = 2_000  # the same, for the checks' references
 
 
 def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str] = None):
