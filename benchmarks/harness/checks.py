@@ -226,7 +226,8 @@ def _write(versions: List[Version], changed_at: int, value: Optional[int]) -> No
         versions.insert(i, (changed_at, value))
 
 
-def version_at_timestamp(stream: Iterable[Tuple[str, int]], table: Iterable[Tuple[str, int, int]]) -> List[Optional[int]]:
+def version_at_timestamp(stream: Iterable[Tuple[str, int]],
+                         table: Iterable[Tuple[str, int, int]]) -> List[Optional[int]]:
     """For each stream record (key, ts), the value of its key's table version valid at ts, from the whole
     changelog (key, changed_at, value) whenever it arrived: what a join as of the record's timestamp should see."""
     versions: Dict[str, List[Version]] = {}

@@ -25,7 +25,8 @@ public final class BufferAgreement {
 
     public static void main(String[] args) throws IOException {
         if (args.length != 6) {
-            System.err.println("usage: BufferAgreement <outDir> <size> <records> <distinctKeys> <timeLimitMs> <maxRecords>");
+            System.err.println(
+                "usage: BufferAgreement <outDir> <size> <records> <distinctKeys> <timeLimitMs> <maxRecords>");
             System.exit(2);
         }
         Path out = Paths.get(args[0]);
