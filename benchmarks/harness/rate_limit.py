@@ -18,7 +18,7 @@ from . import checks
 from . import events as ev
 from . import pandas_jobs
 from .context import Context
-from .final_results import floor_system
+from . import floors
 from .measure import System, add_ratios, log, measure, target
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
 
@@ -98,13 +98,10 @@ def run(ctx: Context) -> Dict[str, Any]:
         System("applyInPandasWithState", "PySpark applyInPandasWithState, same rule", "python",
                lambda p: python(ctx.spark, p, t, m), slow=True),
     ]
-    reuse_floor = ctx.shared.get(("floor", shape))
-    if reuse_floor is None:
-        chosen.append(floor_system(ctx))
+    chosen.append(floors.system(ctx, "floor", "floor: each key's latest update of each micro-batch (combined before "
+                                "the shuffle), no state", ["key", "ts", "value", "seq"], floors.latest_update))
     measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
                        warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
-    if reuse_floor is not None:
-        measured["floor"] = reuse_floor
     records = [m_.record() for m_ in measured.values()]
     add_ratios(records, anchor=None, floor="floor")
     names = [n for n in ("spark-suppress", "applyInPandasWithState") if n in measured]
@@ -115,8 +112,7 @@ def run(ctx: Context) -> Dict[str, Any]:
     return {
         "title": "Rate limiting (suppress untilTimeLimit + maxRecords + emit early)",
         "params": {"records": shape.records, "keys": shape.keys, "time_limit_ms": t, "max_records": m,
-                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY,
-                   "floor_reused_from": "final_results" if reuse_floor is not None else None},
+                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY},
         "systems": records,
         "check": check,
         "targets": [target("speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 50, "x")],
