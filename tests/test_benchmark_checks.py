@@ -193,3 +193,9 @@ def test_event_files_are_read_in_name_order(tmp_path):
     _in_name_order(str(tmp_path))
     millis = [os.stat(tmp_path / f"part-0000{i}.parquet").st_mtime_ns // 1_000_000 for i in range(3)]
     assert millis[0] < millis[1] < millis[2]
+
+
+def test_join_check_reports_rows_whose_nulls_and_values_differ():
+    # A left join's null beside a value for the same record: the examples must still come out.
+    c = checks.check_join([("k", 1, 7, None)], [("k", 1, 7, 3), ("k", 1, 7, None), ("k", 1, 7, None)])
+    assert not c["ok"] and c["wrong_rows"] == 2 and c["first_wrong"] == [("k", 1, 7, 3), ("k", 1, 7, None)]
