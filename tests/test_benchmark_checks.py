@@ -199,3 +199,14 @@ def test_join_check_reports_rows_whose_nulls_and_values_differ():
     # A left join's null beside a value for the same record: the examples must still come out.
     c = checks.check_join([("k", 1, 7, None)], [("k", 1, 7, 3), ("k", 1, 7, None), ("k", 1, 7, None)])
     assert not c["ok"] and c["wrong_rows"] == 2 and c["first_wrong"] == [("k", 1, 7, 3), ("k", 1, 7, None)]
+
+
+def test_kafka_benchmark_passes_the_drivers_duplicate_count_to_the_check(tmp_path):
+    """The driver's results file keeps one line per key (the last result), so a repeat shows only in its count."""
+    from harness.kafka_streams import _check
+
+    rows = tmp_path / "results.csv"
+    rows.write_text("a@0,3\nb@0,1\n")
+    assert _check(str(rows), {"a@0": 3, "b@0": 1}, 0)["same_final_rows"]
+    repeated = _check(str(rows), {"a@0": 3, "b@0": 1}, 2)
+    assert not repeated["same_final_rows"] and repeated["duplicate_results"] == 2
