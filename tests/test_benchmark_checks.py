@@ -210,3 +210,64 @@ def test_kafka_benchmark_passes_the_drivers_duplicate_count_to_the_check(tmp_pat
     assert _check(str(rows), {"a@0": 3, "b@0": 1}, 0)["same_final_rows"]
     repeated = _check(str(rows), {"a@0": 3, "b@0": 1}, 2)
     assert not repeated["same_final_rows"] and repeated["duplicate_results"] == 2
+
+
+def test_rate_limit_benchmark_reads_inputs_in_arrival_order_and_outputs_with_their_batch(tmp_path):
+    """The plumbing between Parquet and the check: input files in name order and rows in seq order; output rows
+    with the micro-batch the sink's log gives their file; timestamps in any unit as milliseconds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from harness.rate_limit import input_batches, output_rows
+
+    def events(rows, unit):
+        keys, ms, values, seqs = zip(*rows)
+        return pa.table({"key": list(keys), "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms],
+                                                              pa.timestamp(unit, tz="UTC")),
+                         "value": pa.array(values, pa.int64()), "seq": pa.array(seqs, pa.int64())})
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    pq.write_table(events([("b", 5, 2, 1), ("a", 3, 1, 0)], "ms"), inputs / "part-00000.parquet")
+    pq.write_table(events([("c", 9, 3, 2)], "ms"), inputs / "part-00001.parquet")
+    assert input_batches(str(inputs)) == [[("a", 3, 1), ("b", 5, 2)], [("c", 9, 3)]]
+
+    out = tmp_path / "out"
+    (out / "_spark_metadata").mkdir(parents=True)
+    pq.write_table(events([("a", 3, 1, 0)], "us").drop(["seq"]), out / "part-x.parquet")
+    pq.write_table(events([("c", 9, 3, 0)], "us").drop(["seq"]), out / "part-y.parquet")
+    pq.write_table(events([("z", 1, 1, 0)], "us").drop(["seq"]), out / "part-orphan.parquet")  # not committed
+    (out / "_spark_metadata" / "0").write_text('v1\n{"path":"file:///o/part-x.parquet"}\n')
+    (out / "_spark_metadata" / "2").write_text('v1\n{"path":"file:///o/part-y.parquet"}\n')
+    assert sorted(output_rows(str(out))) == [(0, "a", 3, 1), (2, "c", 9, 3)]
+
+
+def test_join_benchmark_references_from_files(tmp_path):
+    """join._references over the event and table files of the same number, flush records left out (they move
+    every shard's stream time, as in the benchmark)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from harness import join
+
+    flush = [f"~flush{i:02d}" for i in range(8)]
+    assert {checks.library_shard(2)(k) for k in flush} == {0, 1}
+    ms = lambda xs: pa.array(xs, pa.timestamp("ms", tz="UTC"))  # noqa: E731
+    stream = [[("k", 12, 7)], [("k", 30, 8)], [(f, 1_000, 0) for f in flush]]
+    table = [[("k", 0, 1)], [("k", 10, 2)], []]
+    (tmp_path / "e").mkdir()
+    (tmp_path / "t").mkdir()
+    seq = 0
+    for i, (s, t) in enumerate(zip(stream, table)):
+        pq.write_table(pa.table({"key": pa.array([r[0] for r in s], pa.string()), "ts": ms([r[1] for r in s]),
+                                 "value": pa.array([r[2] for r in s], pa.int64()),
+                                 "seq": pa.array(range(seq, seq + len(s)), pa.int64())}),
+                       tmp_path / "e" / f"part-{i:05d}.parquet")
+        seq += len(s)
+        pq.write_table(pa.table({"key": pa.array([r[0] for r in t], pa.string()), "changed_at": ms([r[1] for r in t]),
+                                 "tier": pa.array([r[2] for r in t], pa.int64())}),
+                       tmp_path / "t" / f"part-{i:05d}.parquet")
+    refs = join._references(str(tmp_path / "e"), str(tmp_path / "t"), [0, 5], 300_000)
+    assert refs["at_timestamp"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
+    assert refs["grace-0ms"] == [("k", 12, 7, 1), ("k", 30, 8, 2)]  # joined before the late version arrived
+    assert refs["grace-5ms"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
