@@ -16,11 +16,11 @@ import pyarrow.parquet as pq
 
 from . import checks
 from . import events as ev
+from . import floors
 from . import pandas_jobs
 from .context import Context
-from . import floors
 from .measure import System, add_ratios, log, measure, target
-from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
+from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, WATERMARK_DELAY_MS, read_files
 
 NAME = "rate_limit"
 
@@ -67,8 +67,6 @@ def check_outputs(outputs: Dict[str, str], input_dir: str, time_limit_ms: int, m
                   shard_of: Dict[str, Callable[[str], int]]) -> Dict[str, Any]:
     """Every system's output (name -> output directory) against the exact reference for its sharding
     (``shard_of``: name -> the system's shard function)."""
-    from .streaming import WATERMARK_DELAY_MS
-
     batches = input_batches(input_dir)
     check: Dict[str, Any] = {"input_records": sum(len(b) for b in batches), "systems": {}}
     references: Dict[Any, list] = {}
