@@ -1,23 +1,25 @@
 package io.github.sparksuppress.spark.chain
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
 /**
- * Remembers, on the driver, which DataFrames are outputs of this library's chainable operators and how they were
- * made, so that an operator applied to such an output extends the chain (rebuilt from the original input as one
- * stateful step) instead of stacking a second stateful operator, which Spark cannot run in one query.
+ * Which DataFrames are outputs of this library's chainable operators, and how they were made, so that an operator
+ * applied to such an output extends the chain (rebuilt from the original input as one stateful step) instead of
+ * stacking a second stateful operator, which Spark cannot run in one query.
  *
- * Keys are the outputs' logical plans, held weakly: a description lives as long as its output DataFrame.
+ * The description travels with the output itself, as a tag on the root of its logical plan: it lives exactly as
+ * long as that plan, and only that plan carries it. No driver-wide table is consulted, so two outputs whose plans
+ * merely look alike are never taken for one another.
  */
 object ChainRegistry {
-  private val outputs = new java.util.WeakHashMap[LogicalPlan, ChainDescription]()
+  private val Description = TreeNodeTag[ChainDescription]("spark_suppress.chain")
 
   def register(output: DataFrame, description: ChainDescription): DataFrame = {
-    outputs.synchronized(outputs.put(output.queryExecution.logical, description))
+    output.queryExecution.logical.setTagValue(Description, description)
     output
   }
 
   def lookup(df: DataFrame): Option[ChainDescription] =
-    if (df == null) None else outputs.synchronized(Option(outputs.get(df.queryExecution.logical)))
+    if (df == null) None else df.queryExecution.logical.getTagValue(Description)
 }
