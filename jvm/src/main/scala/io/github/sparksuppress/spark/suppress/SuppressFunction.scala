@@ -57,6 +57,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
   require(p.epoch != NoEpoch)
 
   @transient private lazy val rowCodec = new RowCodec(p.inputSchema)
+  private val layout = SuppressLayout(p.inputSchema)
   private val n = p.inputSchema.length
 
   override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
@@ -105,7 +106,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
         if (p.emitLate && bufferTime <= TimeMath.minus(streamTime, p.spec.timeLimitMs)) {
           suppressor.evictExpired(streamTime, emitter)
           out += flagged(payload, late = true)
-        } else suppressor.put(row.getAs[Array[Byte]](n), payload, ts, bufferTime, size(payload), streamTime, emitter)
+        } else suppressor.put(row.getAs[Array[Byte]](layout.Key), payload, ts, bufferTime, size(payload), streamTime, emitter)
         i += 1
       }
     }
@@ -182,7 +183,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val values = new Array[Any](n + 1)
     var i = 0
     while (i < n) { values(i) = payload.get(i); i += 1 }
-    values(n) = late
+    values(layout.Late) = late
     new GenericRow(values)
   }
 
@@ -191,7 +192,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
       isTombstone(payload))
 
   @transient private lazy val BySeq: java.util.Comparator[Row] =
-    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(n + 1), b.getLong(n + 1))
+    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(layout.Seq), b.getLong(layout.Seq))
 }
 
 /** Forwards the core's per-put and per-eviction samples to the operator's accumulator (Kafka's sampling). */
@@ -207,9 +208,4 @@ private final class AccumulatorSampler(acc: OperatorMetricsAccumulator) extends 
 
 private[sparksuppress] object SuppressFunction {
   private val NoEpoch = Long.MinValue
-
-  /** Internal columns appended after the user's: the encoded key, the arrival sequence, then the grouping column. */
-  val KeyColumn = "__spark_suppress_key"
-  val SeqColumn = "__spark_suppress_seq"
-  val GroupColumn = "__spark_suppress_group"
 }

@@ -14,7 +14,7 @@ import io.github.sparksuppress.spark.common._
  *  `flatMapGroupsWithState` with a [[SuppressFunction]]. */
 private[sparksuppress] object SuppressPlan {
   val RocksDBProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-  val LateColumn = "late"
+  val LateColumn: String = SuppressLayout.LateColumn
 
   def build(df: DataFrame, s: SuppressRequest): DataFrame = {
     RuntimeCompatibility.check()
@@ -77,6 +77,7 @@ private[sparksuppress] object SuppressPlan {
       epoch = nextEpoch(),
       emitLate = s.emitLate,
       idleTimeoutMs = s.idleTimeoutMs)
+    val layout = SuppressLayout(schema)
     val outputSchema =
       if (!s.emitLate) schema
       else {
@@ -85,7 +86,7 @@ private[sparksuppress] object SuppressPlan {
             s"$operator: the input has a column named '$LateColumn', which the output uses to flag late updates. " +
               "Rename that column before the operator.")
         }
-        schema.add(StructField(LateColumn, BooleanType, nullable = false))
+        layout.outputSchema(flagsLate = true)
       }
 
     val keyInputs: Seq[Column] = keyIdx.toSeq.map(i => col(ColumnNames.quote(schema.fields(i).name))) ++
@@ -100,14 +101,13 @@ private[sparksuppress] object SuppressPlan {
     val bypassed = WatermarkBypass(df)
     val userColumns = schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))
     val withKey = bypassed.select(
-      userColumns ++ Seq(keyBytes.as(SuppressFunction.KeyColumn), ArrivalSequence.column.as(SuppressFunction.SeqColumn),
-        col(WatermarkBypass.AnchorColumn)): _*)
+      layout.columns(userColumns, keyBytes, ArrivalSequence.column) :+ col(WatermarkBypass.AnchorColumn): _*)
     val (internal, groupColumn) =
-      if (!s.sharded) (withKey, SuppressFunction.KeyColumn)
+      if (!s.sharded) (withKey, SuppressLayout.KeyColumn)
       else {
         val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
         val shardUdf = udf(new ShardUdf(shards), BinaryType)
-        (withKey.withColumn(SuppressFunction.GroupColumn, shardUdf(col(SuppressFunction.KeyColumn))), SuppressFunction.GroupColumn)
+        (withKey.withColumn(SuppressLayout.GroupColumn, shardUdf(col(SuppressLayout.KeyColumn))), SuppressLayout.GroupColumn)
       }
 
     // With an idle timeout, groups are called on the wall clock (one timeout kind per operator): docs/suppress.md.
