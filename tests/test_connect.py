@@ -2,6 +2,7 @@
 checks. Runs with SPARK_SUPPRESS_CONNECT=1 (make test-connect), where test_suppress/test_emit/test_join also run
 every operator, validation error, restart and metric over Connect."""
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -100,6 +101,59 @@ def test_metrics_of_a_query_started_by_the_user(spark, tmp_path):
         q.stop()
     # A stopped query still names its operators through its progress reports.
     assert ss.metrics(q)["users-query"]["suppression-buffer-count-current"] == 3.0
+
+
+def _metrics_of(session, observation_names):
+    """What a client asking for these observation names gets: ss.metrics(query) sends the names it read in the
+    query's progress reports, so a client can send any names."""
+    message = _connect._message("Metrics", observation_names=observation_names)
+    return json.loads(_connect._dataframe(_connect._extension_plan(message, []), session).collect()[0][0])
+
+
+def _held_query(session, path, name):
+    rows = [(f"k{i % 3}", T0 + timedelta(milliseconds=i), str(i)) for i in range(7)]
+    session.createDataFrame(rows, SCHEMA).write.parquet(str(path / "in"))
+    src = session.readStream.schema(SCHEMA).parquet(str(path / "in"))
+    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts",
+                      suppressed=ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name(name))
+    q = out.writeStream.format("noop").option("checkpointLocation", str(path / "ckpt")).start()
+    q.processAllAvailable()
+    return q
+
+
+def test_metrics_answer_only_the_session_that_runs_the_query(spark, tmp_path):
+    import connect_server
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = _held_query(spark, tmp_path / "a", "session-a")
+    other = connect_server.another_client()
+    try:
+        names = sorted({n for p in mine.recentProgress for n in _connect.progress_field(p, "observedMetrics") or {}})
+        assert any(n.startswith("spark_suppress:session-a#") for n in names), names
+        # Another session that learns (or guesses) the names is refused, and learns nothing from the error.
+        with pytest.raises(IllegalArgumentException) as stolen:
+            _metrics_of(other, names)
+        with pytest.raises(IllegalArgumentException) as guessed:
+            _metrics_of(other, ["spark_suppress:session-a#999999"])
+        for e in (stolen, guessed):
+            assert "is not the observation of an operator of this session's streaming queries" in str(e.value)
+            assert "only for the queries of the session that asks" in str(e.value)
+            assert "suppression-buffer-count" not in str(e.value)
+        # The other session reads its own query's metrics, and the owner still reads its own.
+        theirs = _held_query(other, tmp_path / "b", "session-b")
+        try:
+            assert ss.metrics(theirs)["session-b"]["suppression-buffer-count-current"] == 3.0
+            their_names = [n for p in theirs.recentProgress for n in _connect.progress_field(p, "observedMetrics") or {}]
+            with pytest.raises(IllegalArgumentException):
+                _metrics_of(spark, their_names)
+        finally:
+            theirs.stop()
+        assert ss.metrics(mine)["session-a"]["suppression-buffer-count-current"] == 3.0
+        assert _metrics_of(spark, names + ["a-users-own-observation"])["session-a"]["suppression-emit-total"] == 0.0
+    finally:
+        mine.stop()
+        other.stop()
 
 
 def test_mixing_transports_is_refused_naming_each_dataframe():

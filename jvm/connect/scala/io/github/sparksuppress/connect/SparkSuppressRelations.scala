@@ -85,10 +85,11 @@ private[connect] object ConnectSupport {
 
   /**
    * The metrics document of PythonFacade.metrics for the operators observed under `observationNames`: a Connect
-   * client cannot hand over the query object, so it names what the query's progress reports observed.
+   * client cannot hand over the query object, so it names what the query's progress reports observed. Only the
+   * asking session's operators answer: the server is shared by other users' sessions.
    */
   def metrics(planner: SparkConnectPlanner, observationNames: Seq[String]): LogicalPlan = {
-    val json = PythonFacade.metricsOfObservations(observationNames.asJava)
+    val json = PythonFacade.metricsOfObservations(session(planner), observationNames.asJava)
     val schema = StructType(Seq(StructField("metrics", StringType, nullable = false)))
     session(planner).createDataFrame(java.util.Collections.singletonList(Row(json)), schema).queryExecution.logical
   }

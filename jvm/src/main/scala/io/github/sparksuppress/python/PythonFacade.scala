@@ -178,9 +178,12 @@ object PythonFacade {
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String = metricsJson(Metrics.forQuery(query))
 
-  /** As [[metrics]], for the operators observed under these names in a query's progress reports. */
-  def metricsOfObservations(observationNames: java.util.List[String]): String =
-    metricsJson(Metrics.forObservations(observationNames.asScala.toSeq))
+  /**
+   * As [[metrics]], for the operators observed under these names in a query's progress reports, answered only for
+   * operators of `session` (the asking Spark Connect session).
+   */
+  def metricsOfObservations(session: SparkSession, observationNames: java.util.List[String]): String =
+    metricsJson(Metrics.forObservations(session, observationNames.asScala.toSeq))
 
   private def metricsJson(m: Map[String, Map[String, Double]]): String =
     mapper.writeValueAsString(m.map { case (k, v) => k -> v.asJava }.asJava)
