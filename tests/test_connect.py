@@ -156,6 +156,71 @@ def test_metrics_answer_only_the_session_that_runs_the_query(spark, tmp_path):
         other.stop()
 
 
+def test_an_ordinary_deep_plan_passes_and_nesting_past_the_limit_is_refused(spark):
+    from pyspark.sql.connect import proto as sp
+
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    deep = d.input
+    for i in range(60):  # deeper than protobuf's default recursion limit (100), well within Spark's (1024)
+        deep = deep.withColumn(f"c{i % 3}", F.lit(i))
+    assert ss.suppress(deep, key="key", timestamp="ts", suppressed=LIMIT).columns[:3] == ["key", "ts", "value"]
+
+    relation = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)._plan.plan(spark.client)
+    for _ in range(70):
+        message = connect_pb2.Suppress()
+        relation.extension.Unpack(message)
+        message.input = relation.SerializeToString()
+        relation = sp.Relation()
+        relation.extension.Pack(message)
+    with pytest.raises(IllegalArgumentException, match="the client's plan nests more than 64 spark-suppress operators"):
+        _connect._dataframe(_Raw(relation), spark).schema
+
+
+def test_malformed_messages_and_specs_are_refused_naming_the_field(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    relation = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)._plan.plan(spark.client)
+    message = connect_pb2.Suppress()
+    relation.extension.Unpack(message)
+
+    def refused(**fields):
+        spoiled = connect_pb2.Suppress()
+        spoiled.CopyFrom(message)
+        for k, v in fields.items():
+            setattr(spoiled, k, v)
+        relation.extension.Pack(spoiled)
+        with pytest.raises(IllegalArgumentException) as e:
+            _connect._dataframe(_Raw(relation), spark).schema
+        return str(e.value)
+
+    assert "the client's Suppress.input (a spark.connect.Relation) is not a valid protobuf message" in refused(
+        input=message.input[:-3])
+    spec = json.loads(message.spec_json)
+    spec["suppressed"]["timeLimitMs"] = "10"
+    assert "malformed operator spec: `spec.suppressed.timeLimitMs` must be a whole number, got string" in refused(
+        spec_json=json.dumps(spec))
+    del spec["timestamp"]
+    assert "malformed operator spec: `spec.timestamp` is missing" in refused(spec_json=json.dumps(spec))
+    assert "malformed operator spec: the spec is not JSON" in refused(spec_json="{" * 5000)
+    assert "version mismatch: the Python package is version xxxxxxxxxx" in refused(client_version="x" * 100_000)
+    assert len(refused(client_version="x" * 100_000).split("JVM stacktrace")[0]) < 2000
+
+
+class _Raw:
+    """A Connect plan of one relation built by hand (what a client other than this package may send)."""
+
+    def __new__(cls, relation):
+        from pyspark.sql.connect.plan import LogicalPlan
+
+        class Raw(LogicalPlan):
+            def __init__(self) -> None:
+                super().__init__(None)
+
+            def plan(self, session):
+                return relation
+
+        return Raw()
+
+
 def test_mixing_transports_is_refused_naming_each_dataframe():
     class Classic:  # stands in for a classic DataFrame: the check reads only the type's module
         __module__ = "pyspark.sql.classic.dataframe"

@@ -146,13 +146,19 @@ private[sparksuppress] object MetricsRegistry {
     val refused = found.collect { case (n, None) => n }
     if (refused.nonEmpty) {
       throw new IllegalArgumentException(
-        s"metrics: ${refused.map(n => s"'$n'").mkString(", ")} ${if (refused.size == 1) "is" else "are"} not " +
+        s"metrics: ${shown(refused)} ${if (refused.size == 1) "is" else "are"} not " +
           "the observation of an operator of this session's streaming queries. A Spark Connect server answers " +
           "ss.metrics only for the queries of the session that asks (it is shared by many users' sessions), and " +
           s"keeps a terminated query's values only while it is among the $KeptTerminated most recent. Call " +
           "ss.metrics(query) with a query started by this session.")
     }
     found.flatMap(_._2).toMap
+  }
+
+  /** The refused names, as the client sent them but cut short: the error goes back to the client and into the log. */
+  private def shown(names: Seq[String]): String = {
+    def cut(n: String) = if (n.length <= 80) s"'$n'" else s"'${n.take(80)}…'"
+    names.take(3).map(cut).mkString(", ") + (if (names.size > 3) s" and ${names.size - 3} more" else "")
   }
 
   /** How many operators and terminated queries the registry holds (it must stay bounded). */
