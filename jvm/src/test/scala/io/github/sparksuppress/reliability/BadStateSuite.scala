@@ -82,4 +82,36 @@ class BadStateSuite extends SparkSessionSuite {
       assert(run.outputByBatch().map(_._1) === committed, "a batch ran on with misread state")
     }
   }
+
+  // The tests run as root here, which file permissions do not stop: the checkpoint directory is made unwritable by
+  // moving it aside and putting a plain file at its path, so that every write under it fails, then moved back.
+  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
+      OperatorsUnderTest.aggregateSessionsOnUpdate)) {
+    test(s"$op: a checkpoint that becomes unwritable mid-run fails the query; once writable, nothing lost or doubled") {
+      val steps = op.generate(seed = 8L, steps = 8)
+      val reference = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-unwritable-ref"))
+      reference.start(op.build(reference.inputs))
+      steps.foreach(reference.feed)
+      reference.stop()
+
+      val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-unwritable"))
+      run.start(op.build(run.inputs))
+      steps.take(4).foreach(run.feed)
+      val checkpoint = new File(run.checkpoint)
+      val aside = new File(checkpoint.getPath + ".aside")
+      assert(checkpoint.renameTo(aside))
+      assert(checkpoint.createNewFile())
+      val e = intercept[Exception](run.feed(steps(4)))
+      run.stop()
+      assert(messages(e).contains(checkpoint.getName), messages(e))
+      assert(checkpoint.delete() && aside.renameTo(checkpoint))
+
+      run.start(op.build(run.inputs))
+      run.drain()
+      steps.drop(5).foreach(run.feed)
+      run.stop()
+      val rows = (r: FileSinkRun) => r.outputByBatch().flatMap(_._2).sorted
+      assert(rows(run) === rows(reference))
+    }
+  }
 }
