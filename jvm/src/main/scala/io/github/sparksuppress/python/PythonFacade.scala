@@ -86,7 +86,7 @@ object PythonFacade {
     case None | Some("first") => false
     case Some("latest") => true
     case Some(other) =>
-      throw new IllegalArgumentException(s"unknown buffer time '${Spec.shown(other)}' (\"first\" or \"latest\")")
+      throw new IllegalArgumentException(s"unknown buffer time '${Spec.shown(other)}' ('first' or 'latest')")
   }
 
   private def bufferConfig(b: Spec): BufferConfig = {

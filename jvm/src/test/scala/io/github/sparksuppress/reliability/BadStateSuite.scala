@@ -8,11 +8,18 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 
 /**
  * A checkpoint whose state files were damaged (truncated, a flipped bit, emptied, or values that decompress but are
- * not this library's encoding): the restarted query fails with an error naming the file or the operator, and never
- * runs on as if the state were empty. See docs/reliability.md.
+ * not this library's encoding), or whose directory became unwritable: the query fails (with Spark's error for the
+ * files Spark reads, naming the operator for the values this library reads) and never runs on as if the state were
+ * empty. See docs/reliability.md.
  */
 class BadStateSuite extends SparkSessionSuite {
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
+
+  private val all = Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
+    OperatorsUnderTest.aggregateSessionsOnUpdate)
+
+  /** Spark reads and writes the files the same way for every operator: one in `make test`, all with RELIABILITY=1. */
+  private val damagedFileOperators = ReliabilityLevel.pick(quick = all.take(1), whenFull = all)
 
   private def messages(e: Throwable): String =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(String.valueOf(_)).mkString("\n")
@@ -44,13 +51,12 @@ class BadStateSuite extends SparkSessionSuite {
       val raf = new RandomAccessFile(f, "rw")
       try { raf.seek(f.length / 2); val b = raf.read(); raf.seek(f.length / 2); raf.write(b ^ 0x10) } finally raf.close()
     },
-    "emptied" -> { f => new RandomAccessFile(f, "rw").setLength(0) })
+    "emptied" -> { f => val raf = new RandomAccessFile(f, "rw"); try raf.setLength(0) finally raf.close() })
 
   // Spark reads the files (HDFS-backed provider) before any operator runs: the query fails with its
   // CANNOT_LOAD_STATE_STORE and the cause (an end of stream, LZ4's "Stream is corrupted"); on Spark 4.3 that message
   // names neither the file nor the operator (docs/reliability.md). What matters here: nothing runs on without state.
-  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-      OperatorsUnderTest.aggregateSessionsOnUpdate); (damage, spoil) <- damages) {
+  for (op <- damagedFileOperators; (damage, spoil) <- damages) {
     test(s"$op: a state file $damage fails the restart with Spark's error, never as empty state") {
       val (run, file) = stoppedRun(op)
       val committed = run.outputByBatch().map(_._1)
@@ -61,8 +67,7 @@ class BadStateSuite extends SparkSessionSuite {
     }
   }
 
-  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-      OperatorsUnderTest.aggregateSessionsOnUpdate)) {
+  for (op <- all) {
     test(s"$op: stored values that are not this library's encoding fail the restart naming the operator") {
       val (run, file) = stoppedRun(op)
       val rng = new scala.util.Random(7L)
@@ -85,8 +90,7 @@ class BadStateSuite extends SparkSessionSuite {
 
   // The tests run as root here, which file permissions do not stop: the checkpoint directory is made unwritable by
   // moving it aside and putting a plain file at its path, so that every write under it fails, then moved back.
-  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-      OperatorsUnderTest.aggregateSessionsOnUpdate)) {
+  for (op <- damagedFileOperators) {
     test(s"$op: a checkpoint that becomes unwritable mid-run fails the query; once writable, nothing lost or doubled") {
       val steps = op.generate(seed = 8L, steps = 8)
       val reference = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-unwritable-ref"))
