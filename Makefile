@@ -93,8 +93,8 @@ conformance-once: jar
 
 # The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
 # on an in-process local Connect server with the plugins; then every conformance vector through Connect.
-CONNECT_TESTS := tests/test_connect.py tests/test_connect_fuzz.py tests/test_suppress.py tests/test_emit.py tests/test_join.py \
-	tests/test_chains.py
+CONNECT_TESTS := tests/test_connect.py tests/test_connect_fuzz.py tests/test_suppress.py tests/test_emit.py \
+	tests/test_join.py tests/test_chains.py
 
 test-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)

@@ -114,8 +114,8 @@ def _held_query(session, path, name):
     rows = [(f"k{i % 3}", T0 + timedelta(milliseconds=i), str(i)) for i in range(7)]
     session.createDataFrame(rows, SCHEMA).write.parquet(str(path / "in"))
     src = session.readStream.schema(SCHEMA).parquet(str(path / "in"))
-    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts",
-                      suppressed=ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name(name))
+    held = ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name(name)
+    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts", suppressed=held)
     q = out.writeStream.format("noop").option("checkpointLocation", str(path / "ckpt")).start()
     q.processAllAvailable()
     return q
@@ -144,7 +144,8 @@ def test_metrics_answer_only_the_session_that_runs_the_query(spark, tmp_path):
         theirs = _held_query(other, tmp_path / "b", "session-b")
         try:
             assert ss.metrics(theirs)["session-b"]["suppression-buffer-count-current"] == 3.0
-            their_names = [n for p in theirs.recentProgress for n in _connect.progress_field(p, "observedMetrics") or {}]
+            their_names = [n for p in theirs.recentProgress
+                           for n in _connect.progress_field(p, "observedMetrics") or {}]
             with pytest.raises(IllegalArgumentException):
                 _metrics_of(spark, their_names)
         finally:

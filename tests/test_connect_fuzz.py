@@ -176,8 +176,10 @@ class Corpus:
         return "unknown enum", _relation(kind, m.SerializeToString())
 
     # The spec fields each operator cannot do without, and one number field of each, to give the wrong type.
-    REQUIRED = {"Suppress": ["key", "timestamp", "suppressed"], "AggregateWindowed": ["key", "timestamp", "windows", "emit"],
-                "Aggregate": ["key", "timestamp"], "JoinVersioned": ["on", "streamTimestamp", "tableTimestamp", "how"]}
+    REQUIRED = {"Suppress": ["key", "timestamp", "suppressed"],
+                "AggregateWindowed": ["key", "timestamp", "windows", "emit"],
+                "Aggregate": ["key", "timestamp"],
+                "JoinVersioned": ["on", "streamTimestamp", "tableTimestamp", "how"]}
     NUMBERS = {"Suppress": ("suppressed", "timeLimitMs"), "AggregateWindowed": ("windows", "sizeMs"),
                "Aggregate": ("timestamp",), "JoinVersioned": ("graceMs",)}
 

@@ -49,7 +49,10 @@ class BadStateSuite extends SparkSessionSuite {
     },
     "a bit flipped in its middle" -> { f =>
       val raf = new RandomAccessFile(f, "rw")
-      try { raf.seek(f.length / 2); val b = raf.read(); raf.seek(f.length / 2); raf.write(b ^ 0x10) } finally raf.close()
+      try {
+        raf.seek(f.length / 2); val b = raf.read()
+        raf.seek(f.length / 2); raf.write(b ^ 0x10)
+      } finally raf.close()
     },
     "emptied" -> { f => val raf = new RandomAccessFile(f, "rw"); try raf.setLength(0) finally raf.close() })
 
