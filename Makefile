@@ -93,7 +93,8 @@ conformance-once: jar
 
 # The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
 # on an in-process local Connect server with the plugins; then every conformance vector through Connect.
-CONNECT_TESTS := tests/test_connect.py tests/test_suppress.py tests/test_emit.py tests/test_join.py tests/test_chains.py
+CONNECT_TESTS := tests/test_connect.py tests/test_connect_fuzz.py tests/test_suppress.py tests/test_emit.py \
+	tests/test_join.py tests/test_chains.py
 
 test-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
@@ -101,7 +102,7 @@ test-connect: jar
 # Connect's own tests alone (the plugin, its settings and errors): what `make test` runs over Connect on the lines
 # other than the default, beside the chain vectors.
 test-connect-plugin: jar
-	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q tests/test_connect.py
+	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q tests/test_connect.py tests/test_connect_fuzz.py
 
 conformance-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
@@ -169,6 +170,7 @@ reliability: jar
 	RELIABILITY=1 $(SBT) "$(PROJECT)/testOnly io.github.sparksuppress.reliability.*" \
 		$(if $(filter file,$(ALL_LINES)),"spark35_212/testOnly io.github.sparksuppress.reliability.RestartEquivalence*")
 	$(PY) -m pytest -q tests/test_reliability.py
+	SPARK_SUPPRESS_CONNECT=1 RELIABILITY=1 $(PY) -m pytest -q -s tests/test_connect_fuzz.py
 	$(PY) -m pytest -q reliability
 
 # Regenerates the committed protobuf code of the Connect plugin (docs/connect.md) from proto/. protoc comes from Maven

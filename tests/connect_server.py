@@ -60,3 +60,12 @@ def server_session():
     from pyspark.sql import SparkSession as ClassicSession
 
     return ClassicSession._instantiatedSession
+
+
+def another_client():
+    """A second Connect client session on the running server: to the server, another user's session. Built with the
+    constructor, not the builder, so that the tests' own session stays PySpark's default and active one."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    service = getattr(server_session()._jvm, "org.apache.spark.sql.connect.service.SparkConnectService$")
+    return ConnectSession(connection=f"sc://127.0.0.1:{getattr(service, 'MODULE$').localPort()}")

@@ -2,6 +2,7 @@
 checks. Runs with SPARK_SUPPRESS_CONNECT=1 (make test-connect), where test_suppress/test_emit/test_join also run
 every operator, validation error, restart and metric over Connect."""
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -100,6 +101,125 @@ def test_metrics_of_a_query_started_by_the_user(spark, tmp_path):
         q.stop()
     # A stopped query still names its operators through its progress reports.
     assert ss.metrics(q)["users-query"]["suppression-buffer-count-current"] == 3.0
+
+
+def _metrics_of(session, observation_names):
+    """What a client asking for these observation names gets: ss.metrics(query) sends the names it read in the
+    query's progress reports, so a client can send any names."""
+    message = _connect._message("Metrics", observation_names=observation_names)
+    return json.loads(_connect._dataframe(_connect._extension_plan(message, []), session).collect()[0][0])
+
+
+def _held_query(session, path, name):
+    rows = [(f"k{i % 3}", T0 + timedelta(milliseconds=i), str(i)) for i in range(7)]
+    session.createDataFrame(rows, SCHEMA).write.parquet(str(path / "in"))
+    src = session.readStream.schema(SCHEMA).parquet(str(path / "in"))
+    held = ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name(name)
+    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts", suppressed=held)
+    q = out.writeStream.format("noop").option("checkpointLocation", str(path / "ckpt")).start()
+    q.processAllAvailable()
+    return q
+
+
+def test_metrics_answer_only_the_session_that_runs_the_query(spark, tmp_path):
+    import connect_server
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = _held_query(spark, tmp_path / "a", "session-a")
+    other = connect_server.another_client()
+    try:
+        names = sorted({n for p in mine.recentProgress for n in _connect.progress_field(p, "observedMetrics") or {}})
+        assert any(n.startswith("spark_suppress:session-a#") for n in names), names
+        # Another session that learns (or guesses) the names is refused, and learns nothing from the error.
+        with pytest.raises(IllegalArgumentException) as stolen:
+            _metrics_of(other, names)
+        with pytest.raises(IllegalArgumentException) as guessed:
+            _metrics_of(other, ["spark_suppress:session-a#999999"])
+        for e in (stolen, guessed):
+            assert "is not the observation of an operator of this session's streaming queries" in str(e.value)
+            assert "only for the queries of the session that asks" in str(e.value)
+            assert "suppression-buffer-count" not in str(e.value)
+        # The other session reads its own query's metrics, and the owner still reads its own.
+        theirs = _held_query(other, tmp_path / "b", "session-b")
+        try:
+            assert ss.metrics(theirs)["session-b"]["suppression-buffer-count-current"] == 3.0
+            their_names = [n for p in theirs.recentProgress
+                           for n in _connect.progress_field(p, "observedMetrics") or {}]
+            with pytest.raises(IllegalArgumentException):
+                _metrics_of(spark, their_names)
+        finally:
+            theirs.stop()
+        assert ss.metrics(mine)["session-a"]["suppression-buffer-count-current"] == 3.0
+        assert _metrics_of(spark, names + ["a-users-own-observation"])["session-a"]["suppression-emit-total"] == 0.0
+    finally:
+        mine.stop()
+        other.stop()
+
+
+def test_an_ordinary_deep_plan_passes_and_nesting_past_the_limit_is_refused(spark):
+    from pyspark.sql.connect import proto as sp
+
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    deep = d.input
+    for i in range(60):  # deeper than protobuf's default recursion limit (100), well within Spark's (1024)
+        deep = deep.withColumn(f"c{i % 3}", F.lit(i))
+    assert ss.suppress(deep, key="key", timestamp="ts", suppressed=LIMIT).columns[:3] == ["key", "ts", "value"]
+
+    relation = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)._plan.plan(spark.client)
+    for _ in range(70):
+        message = connect_pb2.Suppress()
+        relation.extension.Unpack(message)
+        message.input = relation.SerializeToString()
+        relation = sp.Relation()
+        relation.extension.Pack(message)
+    with pytest.raises(IllegalArgumentException, match="the client's plan nests more than 64 spark-suppress operators"):
+        _connect._dataframe(_Raw(relation), spark).schema
+
+
+def test_malformed_messages_and_specs_are_refused_naming_the_field(spark):
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    relation = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)._plan.plan(spark.client)
+    message = connect_pb2.Suppress()
+    relation.extension.Unpack(message)
+
+    def refused(**fields):
+        spoiled = connect_pb2.Suppress()
+        spoiled.CopyFrom(message)
+        for k, v in fields.items():
+            setattr(spoiled, k, v)
+        relation.extension.Pack(spoiled)
+        with pytest.raises(IllegalArgumentException) as e:
+            _connect._dataframe(_Raw(relation), spark).schema
+        return str(e.value)
+
+    assert "the client's Suppress.input (a spark.connect.Relation) is not a valid protobuf message" in refused(
+        input=message.input[:-3])
+    spec = json.loads(message.spec_json)
+    spec["suppressed"]["timeLimitMs"] = "10"
+    assert "malformed operator spec: `spec.suppressed.timeLimitMs` must be a whole number, got string" in refused(
+        spec_json=json.dumps(spec))
+    del spec["timestamp"]
+    assert "malformed operator spec: `spec.timestamp` is missing" in refused(spec_json=json.dumps(spec))
+    assert "malformed operator spec: the spec is not JSON" in refused(spec_json="{" * 5000)
+    assert "version mismatch: the Python package is version xxxxxxxxxx" in refused(client_version="x" * 100_000)
+    assert len(refused(client_version="x" * 100_000).split("JVM stacktrace")[0]) < 2000
+
+
+class _Raw:
+    """A Connect plan of one relation built by hand (what a client other than this package may send)."""
+
+    def __new__(cls, relation):
+        from pyspark.sql.connect.plan import LogicalPlan
+
+        class Raw(LogicalPlan):
+            def __init__(self) -> None:
+                super().__init__(None)
+
+            def plan(self, session):
+                return relation
+
+        return Raw()
 
 
 def test_mixing_transports_is_refused_naming_each_dataframe():

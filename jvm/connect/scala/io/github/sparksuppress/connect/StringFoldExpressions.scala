@@ -3,7 +3,7 @@ package io.github.sparksuppress.connect
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.connect.planner.SparkConnectPlanner
 import org.apache.spark.sql.sparksuppress.ExpressionColumns
-import org.sparkproject.connect.protobuf.{Any => ProtoAny}
+import org.sparkproject.connect.protobuf.{Any => ProtoAny, CodedInputStream}
 
 import io.github.sparksuppress.connect.proto.StringFold
 import io.github.sparksuppress.python.PythonFacade
@@ -18,9 +18,9 @@ object StringFoldExpressions {
 
   def transform(any: ProtoAny, planner: SparkConnectPlanner): Option[Expression] = {
     if (!any.is(classOf[StringFold])) None
-    else {
-      val m = any.unpack(classOf[StringFold])
-      val column = ConnectSupport.column(planner, m.getColumn)
+    else ConnectSupport.nested("StringFold") {
+      val m = ConnectSupport.message(any, "StringFold", StringFold.parseFrom(_: CodedInputStream))
+      val column = ConnectSupport.column(planner, m.getColumn, "StringFold.column")
       Some(ExpressionColumns.expression(PythonFacade.stringFold(column, m.getInitial, m.getSeparator)))
     }
   }

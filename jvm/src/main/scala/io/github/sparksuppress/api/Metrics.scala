@@ -1,5 +1,6 @@
 package io.github.sparksuppress.api
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.streaming.StreamingQuery
 
 import io.github.sparksuppress.spark.common.MetricsRegistry
@@ -15,8 +16,10 @@ object Metrics {
   /**
    * The metrics of the operators whose observations a query's progress reports name (the keys of
    * `StreamingQueryProgress.observedMetrics` starting with `spark_suppress:`), for callers without the query object,
-   * such as Spark Connect clients.
+   * such as Spark Connect clients. Only operators built by `session` answer: a name of this library's that is not one
+   * of them (another session's, or a guess) is an `IllegalArgumentException`, so that sessions sharing a Spark
+   * Connect server cannot read each other's metrics.
    */
-  def forObservations(observationNames: Seq[String]): Map[String, Map[String, Double]] =
-    MetricsRegistry.forObservations(observationNames)
+  def forObservations(session: SparkSession, observationNames: Seq[String]): Map[String, Map[String, Double]] =
+    MetricsRegistry.forObservations(session, observationNames)
 }

@@ -34,39 +34,38 @@ object PythonFacade {
    * maxBytes, whenFull}} (null bounds = none).
    */
   def suppress(df: DataFrame, specJson: String): DataFrame = Spelling.forPython {
-    val spec = mapper.readTree(specJson)
-    val keys = spec.get("key").elements().asScala.map(_.asText()).toList
-    val window = optional(spec, "window").map { w =>
-      if (w.has("column")) WindowColumns.struct(w.get("column").asText())
-      else WindowColumns.startEnd(w.get("start").asText(), w.get("end").asText())
+    val spec = Spec.parse(specJson)
+    val keys = spec("key").texts
+    val window = spec.opt("window").map { w =>
+      if (w.has("column")) WindowColumns.struct(w("column").text)
+      else WindowColumns.startEnd(w("start").text, w("end").text)
     }
     val op = Suppress(
       key = keys,
-      timestamp = spec.get("timestamp").asText(),
-      suppressed = suppressed(spec.get("suppressed")),
+      timestamp = spec("timestamp").text,
+      suppressed = suppressed(spec("suppressed")),
       window = window,
-      grace = optional(spec, "graceMs").map(g => Duration.ofMillis(g.asLong())),
-      tombstone = optional(spec, "tombstone").map(_.asText()),
+      grace = spec.opt("graceMs").map(_.millis),
+      tombstone = spec.opt("tombstone").map(_.text),
       lateRecords = lateRecords(spec))
     idleTimeout(spec).map(op.withIdleTimeout).getOrElse(op).apply(df)
   }
 
-  private def idleTimeout(spec: JsonNode): Option[Duration] =
-    optional(spec, "idleTimeoutMs").map(t => Duration.ofMillis(t.asLong()))
+  private def idleTimeout(spec: Spec): Option[Duration] = spec.opt("idleTimeoutMs").map(_.millis)
 
-  private def lateRecords(spec: JsonNode): LateRecords =
-    optional(spec, "late").map(l => LateRecords.fromName(l.asText())).getOrElse(LateRecords.Drop)
+  private def lateRecords(spec: Spec): LateRecords =
+    spec.opt("late").map(l => LateRecords.fromName(l.text)).getOrElse(LateRecords.Drop)
 
-  private[python] def suppressed(s: JsonNode): Suppressed = {
-    val buffer = bufferConfig(s.get("buffer"))
-    val base: Suppressed = s.get("mode").asText() match {
+  private def suppressed(s: Spec): Suppressed = {
+    val buffer = bufferConfig(s("buffer"))
+    val base: Suppressed = s("mode").text match {
       case "untilTimeLimit" =>
-        var t = Suppressed.untilTimeLimit(Duration.ofMillis(s.get("timeLimitMs").asLong()), buffer)
-          .withClock(SuppressionClock.fromName(optional(s, "clock").map(_.asText()).getOrElse("event")))
-        if (optional(s, "bufferTime").exists(_.asText() == "latest")) t = t.withTimerReset()
+        var t = Suppressed.untilTimeLimit(s("timeLimitMs").millis, buffer)
+          .withClock(SuppressionClock.fromName(s.opt("clock").map(_.text).getOrElse("event")))
+        if (timerReset(s)) t = t.withTimerReset()
         t
       case "untilWindowCloses" =>
-        if (optional(s, "bufferTime").exists(_.asText() == "latest")) {
+        if (timerReset(s)) {
           throw new IllegalArgumentException("withTimerReset() applies to untilTimeLimit only: final results leave " +
             "when their window closes, whatever the updates' timestamps.")
         }
@@ -77,23 +76,31 @@ object PythonFacade {
               s"untilWindowCloses accepts only strict buffer configs (unbounded, shutDownWhenFull or spillToDisk); " +
                 s"got $eager, which may emit early.")
         }
-      case other => throw new IllegalArgumentException(s"unknown suppression mode '$other'")
+      case other => throw new IllegalArgumentException(s"unknown suppression mode '${Spec.shown(other)}'")
     }
-    optional(s, "name").map(n => base.withName(n.asText())).getOrElse(base)
+    s.opt("name").map(n => base.withName(n.text)).getOrElse(base)
   }
 
-  private def bufferConfig(b: JsonNode): BufferConfig = {
-    val records = optional(b, "maxRecords").map(_.asLong())
-    val bytes = optional(b, "maxBytes").map(_.asLong())
+  /** bufferTime: "first" (the default) keeps an entry's first due time, "latest" resets it at every update. */
+  private def timerReset(s: Spec): Boolean = s.opt("bufferTime").map(_.text) match {
+    case None | Some("first") => false
+    case Some("latest") => true
+    case Some(other) =>
+      throw new IllegalArgumentException(s"unknown buffer time '${Spec.shown(other)}' ('first' or 'latest')")
+  }
+
+  private def bufferConfig(b: Spec): BufferConfig = {
+    val records = b.opt("maxRecords").map(_.long)
+    val bytes = b.opt("maxBytes").map(_.long)
     val bounded = records.foldLeft(BufferConfig.unbounded(): BufferConfig)((c, n) => c.withMaxRecords(n))
-    val model = EntrySizeModel.fromName(optional(b, "sizeModel").map(_.asText()).getOrElse("kafka"))
+    val model = EntrySizeModel.fromName(b.opt("sizeModel").map(_.text).getOrElse("kafka"))
     val withBytes = bytes.foldLeft(bounded)((c, n) => c.withMaxBytes(n)).withSizeModel(model)
-    b.get("whenFull").asText() match {
+    b("whenFull").text match {
       case "emitEarly" => withBytes.emitEarlyWhenFull()
       case "shutDown" => withBytes.shutDownWhenFull()
       case "spillToDisk" => withBytes.spillToDisk()
       case "unbounded" => BufferConfig.unbounded().withSizeModel(model)
-      case other => throw new IllegalArgumentException(s"unknown buffer-full strategy '$other'")
+      case other => throw new IllegalArgumentException(s"unknown buffer-full strategy '${Spec.shown(other)}'")
     }
   }
 
@@ -106,19 +113,19 @@ object PythonFacade {
    * static DataFrame, or null.
    */
   def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = Spelling.forPython {
-    val spec = mapper.readTree(specJson)
-    val changelog = ChangelogTable.nonVersioned(table, spec.get("tableTimestamp").asText())
-    val retained = optional(spec, "historyRetentionMs").map(r => changelog.withHistoryRetention(Duration.ofMillis(r.asLong())))
+    val spec = Spec.parse(specJson)
+    val changelog = ChangelogTable.nonVersioned(table, spec("tableTimestamp").text)
+    val retained = spec.opt("historyRetentionMs").map(r => changelog.withHistoryRetention(r.millis))
       .getOrElse(changelog)
-    val tombstoned = optional(spec, "tombstone").map(t => retained.withTombstone(t.asText())).getOrElse(retained)
+    val tombstoned = spec.opt("tombstone").map(t => retained.withTombstone(t.text)).getOrElse(retained)
     val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
-    val base = Joined.forHow(spec.get("how").asText())
-    val graced = optional(spec, "graceMs").map(g => base.withGracePeriod(Duration.ofMillis(g.asLong()))).getOrElse(base)
-    val named = optional(spec, "name").map(n => graced.withName(n.asText())).getOrElse(graced)
+    val base = Joined.forHow(spec("how").text)
+    val graced = spec.opt("graceMs").map(g => base.withGracePeriod(g.millis)).getOrElse(base)
+    val named = spec.opt("name").map(n => graced.withName(n.text)).getOrElse(graced)
     val timed = idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named)
-    val joined = if (optional(spec, "releaseOnWatermark").exists(!_.asBoolean())) timed.withoutWatermarkRelease() else timed
-    val on = spec.get("on").elements().asScala.map(_.asText()).toList
-    StreamTableJoin(on, spec.get("streamTimestamp").asText(), seeded, joined).apply(stream)
+    val joined = if (spec.opt("releaseOnWatermark").exists(!_.boolean)) timed.withoutWatermarkRelease() else timed
+    val on = spec("on").texts
+    StreamTableJoin(on, spec("streamTimestamp").text, seeded, joined).apply(stream)
   }
 
 
@@ -131,19 +138,19 @@ object PythonFacade {
    * ms); `aggregations` are the aggregate columns.
    */
   def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
-    val spec = mapper.readTree(specJson)
+    val spec = Spec.parse(specJson)
     val op = AggregateWindowed(
-      key = spec.get("key").elements().asScala.map(_.asText()).toList,
-      timestamp = spec.get("timestamp").asText(),
-      windows = windows(spec.get("windows")),
+      key = spec("key").texts,
+      timestamp = spec("timestamp").text,
+      windows = windows(spec("windows")),
       aggregations = aggregations.asScala.toList,
-      emit = spec.get("emit").asText() match {
+      emit = spec("emit").text match {
         case "onWindowClose" => EmitStrategy.onWindowClose()
         case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
-        case other => throw new IllegalArgumentException(s"unknown emit strategy '$other'")
+        case other => throw new IllegalArgumentException(s"unknown emit strategy '${Spec.shown(other)}'")
       },
       lateRecords = lateRecords(spec))
-    val named = optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op)
+    val named = spec.opt("name").map(n => op.withName(n.text)).getOrElse(op)
     idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named).apply(df)
   }
 
@@ -152,21 +159,21 @@ object PythonFacade {
    * name (or null); `aggregations` are the aggregate columns.
    */
   def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
-    val spec = mapper.readTree(specJson)
+    val spec = Spec.parse(specJson)
     val op = Aggregate(
-      key = spec.get("key").elements().asScala.map(_.asText()).toList,
-      timestamp = spec.get("timestamp").asText(),
+      key = spec("key").texts,
+      timestamp = spec("timestamp").text,
       aggregations = aggregations.asScala.toList)
-    optional(spec, "name").map(n => op.withName(n.asText())).getOrElse(op).apply(df)
+    spec.opt("name").map(n => op.withName(n.text)).getOrElse(op).apply(df)
   }
 
-  private def windows(w: JsonNode): Windows = {
-    def ms(field: String) = Duration.ofMillis(w.get(field).asLong())
-    w.get("type").asText() match {
+  private def windows(w: Spec): Windows = {
+    def ms(field: String) = w(field).millis
+    w("type").text match {
       case "time" => TimeWindows.ofSizeAndGrace(ms("sizeMs"), ms("graceMs")).advanceBy(ms("advanceMs"))
       case "sliding" => SlidingWindows.ofTimeDifferenceAndGrace(ms("timeDifferenceMs"), ms("graceMs"))
       case "session" => SessionWindows.ofInactivityGapAndGrace(ms("gapMs"), ms("graceMs"))
-      case other => throw new IllegalArgumentException(s"unknown windows type '$other'")
+      case other => throw new IllegalArgumentException(s"unknown windows type '${Spec.shown(other)}'")
     }
   }
 
@@ -178,9 +185,12 @@ object PythonFacade {
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String = metricsJson(Metrics.forQuery(query))
 
-  /** As [[metrics]], for the operators observed under these names in a query's progress reports. */
-  def metricsOfObservations(observationNames: java.util.List[String]): String =
-    metricsJson(Metrics.forObservations(observationNames.asScala.toSeq))
+  /**
+   * As [[metrics]], for the operators observed under these names in a query's progress reports, answered only for
+   * operators of `session` (the asking Spark Connect session).
+   */
+  def metricsOfObservations(session: SparkSession, observationNames: java.util.List[String]): String =
+    metricsJson(Metrics.forObservations(session, observationNames.asScala.toSeq))
 
   private def metricsJson(m: Map[String, Map[String, Double]]): String =
     mapper.writeValueAsString(m.map { case (k, v) => k -> v.asJava }.asJava)
@@ -205,7 +215,66 @@ object PythonFacade {
     val schema = driver.outputSchema
     driver.spark.createDataFrame(rows.asJava, schema)
   }
+}
 
-  private def optional(node: JsonNode, field: String): Option[JsonNode] =
-    Option(node).flatMap(n => Option(n.get(field))).filterNot(_.isNull)
+/**
+ * A spec as the client sent it, read strictly. The Python package writes it, but a Spark Connect server takes the
+ * bytes from any client, so a missing field or one of another JSON type fails with its path named, rather than with
+ * a null pointer or one of Jackson's coercions (`asLong` of "abc" is 0: a silent zero duration).
+ */
+private[python] final class Spec private (node: JsonNode, path: String) {
+  import Spec.malformed
+
+  def apply(field: String): Spec = opt(field).getOrElse(throw malformed(s"`$path.$field` is missing"))
+
+  /** The field, or None when it is absent or null (the spec's way of saying "not set"). */
+  def opt(field: String): Option[Spec] = {
+    if (!node.isObject) throw malformed(s"`$path` must be an object, got ${Spec.describe(node)}")
+    Option(node.get(field)).filterNot(_.isNull).map(new Spec(_, s"$path.$field"))
+  }
+
+  def has(field: String): Boolean = opt(field).isDefined
+
+  def text: String =
+    if (node.isTextual) node.asText() else throw malformed(s"`$path` must be a string, got ${Spec.describe(node)}")
+
+  def long: Long =
+    if (node.isIntegralNumber && node.canConvertToLong) node.asLong()
+    else throw malformed(s"`$path` must be a whole number, got ${Spec.describe(node)}")
+
+  def millis: Duration = Duration.ofMillis(long)
+
+  def boolean: Boolean =
+    if (node.isBoolean) node.asBoolean()
+    else throw malformed(s"`$path` must be true or false, got ${Spec.describe(node)}")
+
+  def texts: List[String] =
+    if (node.isArray) node.elements().asScala.zipWithIndex.map { case (e, i) => new Spec(e, s"$path[$i]").text }.toList
+    else throw malformed(s"`$path` must be a list of strings, got ${Spec.describe(node)}")
+}
+
+private[python] object Spec {
+  private val mapper = new ObjectMapper()
+
+  def parse(json: String): Spec = {
+    val root =
+      try mapper.readTree(Option(json).getOrElse(""))
+      catch {
+        case e: com.fasterxml.jackson.core.JsonProcessingException =>
+          throw malformed(s"the spec is not JSON (${shown(e.getOriginalMessage)})")
+      }
+    if (root == null || !root.isObject) throw malformed(s"the spec must be a JSON object, got ${describe(root)}")
+    new Spec(root, "spec")
+  }
+
+  /** A value of the client's, cut short: the error goes back to the client and into the server's log. */
+  def shown(value: String): String = if (value.length <= 80) value else value.take(80) + s"… (${value.length} chars)"
+
+  private def describe(node: JsonNode): String =
+    if (node == null || node.isMissingNode) "nothing"
+    else s"${node.getNodeType.toString.toLowerCase} ${shown(node.toString)}"
+
+  def malformed(what: String): IllegalArgumentException = new IllegalArgumentException(
+    s"malformed operator spec: $what. The spark_suppress Python package writes this spec (PythonFacade documents " +
+      "its fields); a client of the same release as the server's jar sends a well-formed one.")
 }

@@ -2,6 +2,8 @@ package io.github.sparksuppress.spark
 
 import java.time.Duration
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.ListenerBusAccess
 import org.apache.spark.sql.{DataFrame, Encoders}
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
@@ -69,5 +71,43 @@ class MetricsRegistrySuite extends SparkSessionSuite {
     assert(operators <= operatorsBefore, s"$queries stopped queries left ${operators - operatorsBefore} operators behind")
     assert(terminated <= MetricsRegistry.KeptTerminated)
     assert(bufferCount(last, s"op-$queries") === 1.0)
+  }
+
+  test("observation names answer only for the session whose operators they are, with one error for all others") {
+    val input = source()
+    val q = run(held(input, "private"), "private_q")
+    try {
+      input.addData(("x", 1000L), ("y", 1000L))
+      q.processAllAvailable()
+    } finally q.stop()
+    ListenerBusAccess.drain(spark)
+    val names = q.recentProgress.flatMap(_.observedMetrics.keySet.asScala).distinct.toSeq
+    assert(names.exists(_.startsWith(MetricsRegistry.ObservationPrefix)), names)
+    // Other observations of the query (a user's own Dataset.observe) are not this library's to answer or refuse.
+    val asked = names :+ "users-own-observation"
+    assert(Metrics.forObservations(spark, asked)("private")("suppression-buffer-count-current") === 2.0)
+
+    val other = spark.newSession()
+    val foreign = intercept[IllegalArgumentException](Metrics.forObservations(other, asked))
+    val guessed = intercept[IllegalArgumentException](Metrics.forObservations(other, Seq("spark_suppress:private#1")))
+    assert(foreign.getMessage.contains(s"'${names.find(_.startsWith("spark_suppress:")).get}' is not the observation"))
+    assert(foreign.getMessage.contains("only for the queries of the session that asks"))
+    // Another session's operator and a name that never existed are refused alike: the error tells nothing about them.
+    assert(guessed.getMessage.replaceAll("'[^']*'", "N") === foreign.getMessage.replaceAll("'[^']*'", "N"))
+
+    // The other session's own operators answer for it, and not for the first session.
+    val otherInput = MemoryStream[(String, Long)](Encoders.tuple(Encoders.STRING, Encoders.scalaLong), other.sqlContext)
+    val otherQuery = otherInput.toDF().select(col("_1").as("key"), timestamp_millis(col("_2")).as("ts"))
+      .withWatermark("ts", "0 seconds")
+      .transform(Suppress("key", "ts",
+        Suppressed.untilTimeLimit(Duration.ofDays(1), BufferConfig.unbounded()).withName("theirs")))
+      .writeStream.format("memory").queryName("theirs_q").outputMode("append").start()
+    try {
+      otherInput.addData(("z", 1000L))
+      otherQuery.processAllAvailable()
+      val theirs = otherQuery.recentProgress.flatMap(_.observedMetrics.keySet.asScala).distinct.toSeq
+      assert(Metrics.forObservations(other, theirs)("theirs")("suppression-buffer-count-current") === 1.0)
+      intercept[IllegalArgumentException](Metrics.forObservations(spark, theirs))
+    } finally otherQuery.stop()
   }
 }

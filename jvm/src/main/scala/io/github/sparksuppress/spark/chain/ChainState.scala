@@ -2,6 +2,7 @@ package io.github.sparksuppress.spark.chain
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 import io.github.sparksuppress.core.chain.ChainNode
+import io.github.sparksuppress.spark.common.StateHeader
 
 /**
  * The stored state of one shard of a chain: every node's state and clock, in chain order.
@@ -30,6 +31,10 @@ private[chain] object ChainState {
 
   def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Unit = {
     val in = new ByteReader(bytes)
+    StateHeader.decoding(in, p.operator, "chain state")(readNodes(in, p, nodes))
+  }
+
+  private def readNodes(in: ByteReader, p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Unit = {
     val format = in.readByte()
     if (format != Format) {
       throw new IllegalStateException(

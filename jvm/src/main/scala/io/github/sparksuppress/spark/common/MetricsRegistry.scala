@@ -33,6 +33,7 @@ private[sparksuppress] object MetricsRegistry {
   final class Operator private[MetricsRegistry] (
       val observationName: String,
       val operatorName: String,
+      private[MetricsRegistry] val session: Long,
       val accumulator: OperatorMetricsAccumulator,
       describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]) {
     private val samples = new ConcurrentHashMap[String, Array[Double]]() // gauge -> (sum, n, max)
@@ -80,9 +81,25 @@ private[sparksuppress] object MetricsRegistry {
   private val observedBy = new ConcurrentHashMap[UUID, java.util.Set[String]]()
   /** The last values of recently terminated queries, oldest first. */
   private val terminated = new java.util.LinkedHashMap[UUID, Map[String, Map[String, Double]]]()
-  /** The same values by observation name, for callers that hold no query object (Spark Connect clients). */
-  private val terminatedObservations = new java.util.LinkedHashMap[String, (String, Map[String, Double])]()
+  /**
+   * The same values by observation name, with the session whose operator it was, for callers that hold no query
+   * object (Spark Connect clients).
+   */
+  private val terminatedObservations = new java.util.LinkedHashMap[String, (Long, (String, Map[String, Double]))]()
   private val listenedSessions = ConcurrentHashMap.newKeySet[SparkSession]()
+  /**
+   * A number per session that built operators: what a terminated operator remembers of its session without keeping
+   * the session alive. Keyed weakly (and by identity: sessions do not override equals).
+   */
+  private val sessionKeys =
+    java.util.Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, java.lang.Long]())
+  private val sessionCount = new AtomicLong()
+
+  private def sessionKey(spark: SparkSession): Long =
+    sessionKeys.computeIfAbsent(spark, _ => java.lang.Long.valueOf(sessionCount.incrementAndGet()))
+
+  /** Observation names of this library's operators start with this; a query may observe other names of its own. */
+  val ObservationPrefix = "spark_suppress:"
 
   def register(
       spark: SparkSession,
@@ -91,8 +108,8 @@ private[sparksuppress] object MetricsRegistry {
       sampledGauges: Seq[String])(describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]): Operator = {
     val acc = new OperatorMetricsAccumulator
     spark.sparkContext.register(acc, s"spark-suppress $kind $operatorName")
-    val observation = s"spark_suppress:$operatorName#${instances.incrementAndGet()}"
-    val op = new Operator(observation, operatorName, acc, describe).sampling(sampledGauges)
+    val observation = s"$ObservationPrefix$operatorName#${instances.incrementAndGet()}"
+    val op = new Operator(observation, operatorName, sessionKey(spark), acc, describe).sampling(sampledGauges)
     acc.owner = op
     operators.values.removeIf(_.get == null)
     operators.put(observation, new WeakReference(op))
@@ -112,13 +129,37 @@ private[sparksuppress] object MetricsRegistry {
 
   /**
    * The operators observed under `observationNames` (as a query's progress reports them), by operator name: live
-   * values, or the last ones of a recently terminated query.
+   * values, or the last ones of a recently terminated query, for operators built by `session` only.
+   *
+   * A Spark Connect server is shared by many users' sessions and names are easy to guess (a name and a counter), so
+   * a name of this library's that is not an operator of the asking session is refused, whether it belongs to another
+   * session, was dropped with an old terminated query or never existed: the error is the same, so that it tells
+   * nothing about other sessions. Names without the prefix are other observations of the query and are skipped.
    */
-  def forObservations(observationNames: Seq[String]): Map[String, Map[String, Double]] =
-    observationNames.distinct.flatMap { n =>
-      live(n).map(o => o.operatorName -> o.metrics)
-        .orElse(terminated.synchronized(Option(terminatedObservations.get(n))))
-    }.toMap
+  def forObservations(session: SparkSession, observationNames: Seq[String]): Map[String, Map[String, Double]] = {
+    val asking = sessionKey(session)
+    val ours = observationNames.distinct.filter(_.startsWith(ObservationPrefix))
+    val found = ours.map { n =>
+      n -> live(n).filter(_.session == asking).map(o => o.operatorName -> o.metrics).orElse(
+        terminated.synchronized(Option(terminatedObservations.get(n))).collect { case (`asking`, values) => values })
+    }
+    val refused = found.collect { case (n, None) => n }
+    if (refused.nonEmpty) {
+      throw new IllegalArgumentException(
+        s"metrics: ${shown(refused)} ${if (refused.size == 1) "is" else "are"} not " +
+          "the observation of an operator of this session's streaming queries. A Spark Connect server answers " +
+          "ss.metrics only for the queries of the session that asks (it is shared by many users' sessions), and " +
+          s"keeps a terminated query's values only while it is among the $KeptTerminated most recent. Call " +
+          "ss.metrics(query) with a query started by this session.")
+    }
+    found.flatMap(_._2).toMap
+  }
+
+  /** The refused names, as the client sent them but cut short: the error goes back to the client and into the log. */
+  private def shown(names: Seq[String]): String = {
+    def cut(n: String) = if (n.length <= 80) s"'$n'" else s"'${n.take(80)}…'"
+    names.take(3).map(cut).mkString(", ") + (if (names.size > 3) s" and ${names.size - 3} more" else "")
+  }
 
   /** How many operators and terminated queries the registry holds (it must stay bounded). */
   private[sparksuppress] def size: (Int, Int) = (operators.size, terminated.synchronized(terminated.size))
@@ -140,10 +181,10 @@ private[sparksuppress] object MetricsRegistry {
 
     override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
       val names = Option(observedBy.remove(event.runId)).map(_.asScala.toSeq).getOrElse(Nil)
-      val last = names.flatMap(n => live(n).map(o => n -> (o.operatorName, o.metrics)))
+      val last = names.flatMap(n => live(n).map(o => n -> (o.session, (o.operatorName, o.metrics))))
       names.filterNot(stillObserved).foreach(operators.remove)
       if (last.nonEmpty) terminated.synchronized {
-        terminated.put(event.runId, last.map(_._2).toMap)
+        terminated.put(event.runId, last.map(_._2._2).toMap)
         last.foreach { case (n, values) => terminatedObservations.put(n, values) }
         val queries = terminated.keySet.iterator
         while (terminated.size > KeptTerminated) { queries.next(); queries.remove() }

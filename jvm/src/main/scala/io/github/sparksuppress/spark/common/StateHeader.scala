@@ -2,6 +2,8 @@ package io.github.sparksuppress.spark.common
 
 import java.nio.charset.StandardCharsets
 
+import scala.util.control.NonFatal
+
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 
 /**
@@ -40,4 +42,32 @@ private[spark] object StateHeader {
     }
     stored
   }
+
+  /**
+   * Reads one stored value with `body`, which must use all of `in`. The state store hands back whatever bytes the
+   * checkpoint holds, and Spark's own checks (compression checksums) do not cover bytes written by something else:
+   * those fail here naming the operator, and so do bytes left over, where a reader that stopped early would run on
+   * with misread state. Errors of ours that already name the operator pass as they are.
+   */
+  def decoding[T](in: ByteReader, operator: String, what: String)(body: => T): T = {
+    val value =
+      try body
+      catch {
+        case e: IllegalStateException if Option(e.getMessage).exists(_.startsWith(operator)) => throw e
+        case NonFatal(e) =>
+          val detail = e match {
+            case s: IllegalStateException if !s.getMessage.matches("(?s)(truncated|malformed) state.*") => s.getMessage
+            case other => s"${Option(other.getMessage).getOrElse(other.getClass.getName)}. $Damaged"
+          }
+          throw new IllegalStateException(s"$operator: the stored $what cannot be read: $detail", e)
+      }
+    if (in.remaining != 0) {
+      throw new IllegalStateException(
+        s"$operator: the stored $what cannot be read: ${in.remaining} bytes are left after it. $Damaged")
+    }
+    value
+  }
+
+  private val Damaged = "The checkpoint's state files are damaged or were not written by spark-suppress: restore " +
+    "the checkpoint from a copy, or start from a new checkpoint."
 }

@@ -25,8 +25,10 @@ private[spark] object JoinKeyState {
 
   def read(bytes: Array[Byte], spec: StreamTableJoinSpec, name: Option[String], operator: String, rows: RowCodec): TableEntry[Row] = {
     val in = new ByteReader(bytes)
-    StateHeader.read(in, Format, name, operator, "table state")
-    val reader = rows.readDescriptor(in)
-    TableEntryCodec.read[Row](in, spec)(RowValues.reading(reader))
+    StateHeader.decoding(in, operator, "table state") {
+      StateHeader.read(in, Format, name, operator, "table state")
+      val reader = rows.readDescriptor(in)
+      TableEntryCodec.read[Row](in, spec)(RowValues.reading(reader))
+    }
   }
 }

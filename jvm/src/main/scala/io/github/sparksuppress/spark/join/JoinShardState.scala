@@ -57,6 +57,16 @@ private[spark] object JoinShardState {
       rows: RowCodec,
       idleTimeoutMs: Option[Long] = None): Option[IdleClock] = {
     val in = new ByteReader(bytes)
+    StateHeader.decoding(in, operator, "join state")(readShard(in, into, name, operator, rows, idleTimeoutMs))
+  }
+
+  private def readShard(
+      in: ByteReader,
+      into: StreamTableSequencer[Array[Byte], Row, Row],
+      name: Option[String],
+      operator: String,
+      rows: RowCodec,
+      idleTimeoutMs: Option[Long]): Option[IdleClock] = {
     StateHeader.read(in, Format, name, operator, "join state")
     val tableTime = in.readZigZag()
     into.tableTime.foreach(_.advanceTo(tableTime))

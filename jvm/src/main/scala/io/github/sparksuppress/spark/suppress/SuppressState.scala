@@ -47,11 +47,13 @@ private[spark] object SuppressState {
       rows: RowCodec,
       idleTimeoutMs: Option[Long] = None): (Long, Option[IdleClock]) = {
     val in = new ByteReader(bytes)
-    val format = StateHeader.readAny(in, Seq(Format, IdleFormat), name, operator, "state")
-    val epoch = in.readZigZag()
-    val clock = IdleClock.readStored(format == IdleFormat, idleTimeoutMs, in)
-    val rowReader = rows.readDescriptor(in)
-    SuppressionBufferCodec.read(in, into)(Codec.bytes, RowValues.reading(rowReader))
-    (epoch, clock)
+    StateHeader.decoding(in, operator, "state") {
+      val format = StateHeader.readAny(in, Seq(Format, IdleFormat), name, operator, "state")
+      val epoch = in.readZigZag()
+      val clock = IdleClock.readStored(format == IdleFormat, idleTimeoutMs, in)
+      val rowReader = rows.readDescriptor(in)
+      SuppressionBufferCodec.read(in, into)(Codec.bytes, RowValues.reading(rowReader))
+      (epoch, clock)
+    }
   }
 }

@@ -35,14 +35,16 @@ private[spark] object WindowAggregateState {
   def read(bytes: Array[Byte], p: WindowAggregateParams, buffers: AggregateBuffers): (KeyWindows[AggregateBuffer], Option[IdleClock]) = {
     val operator = s"aggregate_windowed '${p.operatorName}'"
     val in = new ByteReader(bytes)
-    val format = StateHeader.readAny(in, Seq(Format, IdleFormat), p.explicitName, operator, "state")
-    if (in.readZigZag() != p.fingerprint) {
-      throw new IllegalStateException(
-        s"$operator: the checkpoint's state was written for other windows, aggregations or key types than this " +
-          "query now has, and would be misread. Restore the original windows and aggregations, or start from a new " +
-          "checkpoint (open windows would be lost).")
+    StateHeader.decoding(in, operator, "state") {
+      val format = StateHeader.readAny(in, Seq(Format, IdleFormat), p.explicitName, operator, "state")
+      if (in.readZigZag() != p.fingerprint) {
+        throw new IllegalStateException(
+          s"$operator: the checkpoint's state was written for other windows, aggregations or key types than this " +
+            "query now has, and would be misread. Restore the original windows and aggregations, or start from a " +
+            "new checkpoint (open windows would be lost).")
+      }
+      val clock = IdleClock.readStored(format == IdleFormat, p.idleTimeoutMs, in)
+      (KeyWindowsCodec.read(in, p.definition, buffers.stateCodec), clock)
     }
-    val clock = IdleClock.readStored(format == IdleFormat, p.idleTimeoutMs, in)
-    (KeyWindowsCodec.read(in, p.definition, buffers.stateCodec), clock)
   }
 }
