@@ -145,8 +145,9 @@ else
 test: check-vectors test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
 endif
 
+# The demo is an example beside the package, not part of the wheel (examples/).
 demo: jar
-	$(PY) -m spark_suppress.demo
+	$(PY) examples/demo.py
 
 # The wheel carries every line's jar; spark_suppress picks the one for the running Spark.
 wheel: jars

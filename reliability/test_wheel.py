@@ -22,6 +22,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
         names = z.namelist()
     assert f"spark_suppress/jars/{os.path.basename(jar)}" in names, "the jar is inside the wheel"
     assert all(n.startswith(("spark_suppress/", "spark_suppress-")) for n in names), "only the package: no test jars"
+    assert "spark_suppress/demo.py" not in names, "the demo is an example (examples/demo.py), not the package"
 
     venv = tmp_path / "venv"
     created = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
@@ -34,7 +35,8 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
     # Run from outside the source tree, so that spark_suppress can only come from the venv: first the demo as a
     # newcomer runs it, then the pipeline that compares its results with expected rows.
     outside = {"PYTHONPATH": "", "PYSPARK_PYTHON": python}
-    demo = run([python, "-m", "spark_suppress.demo"], timeout=900, cwd=str(tmp_path), env_extra=outside)
+    demo = run([python, os.path.join(ROOT, "examples", "demo.py")], timeout=900, cwd=str(tmp_path),
+               env_extra=outside)
     assert demo.returncode == 0, f"stdout:\n{demo.stdout[-3000:]}\nstderr:\n{demo.stderr[-6000:]}"
     for section in ("1. Alerting on final results", "2. User sessions", "3. Rate limiting", "4. Orders joined",
                     "demo finished in"):

@@ -1,4 +1,4 @@
-"""A local tour of spark-suppress: ``python -m spark_suppress.demo`` (or ``make demo``).
+"""A local tour of spark-suppress: ``make demo``, or ``python examples/demo.py`` where spark_suppress is installed.
 
 1. Alerting on final results, the example of Kafka's suppress blog post: events in 2-minute windows with a 2-minute
    grace period, a count per user, an alert when a window's final count is below 4. Late and out-of-order events
