@@ -15,10 +15,10 @@ VERSION = open(os.path.join(ROOT, "VERSION")).read().strip()
 
 def _line_jar() -> tuple:
     """The jar name of the installed PySpark's line (the build writes it to target/<project>/)."""
-    from spark_suppress._jvm import _jar_name, spark_line
+    from spark_suppress._jars import jar_name, spark_line
 
     line, scala = spark_line()
-    return f"spark{line.replace('.', '')}_{scala.replace('.', '')}", _jar_name(line, scala), scala
+    return f"spark{line.replace('.', '')}_{scala.replace('.', '')}", jar_name(line, scala), scala
 
 
 _PROJECT, _JAR_NAME, _SCALA = _line_jar()

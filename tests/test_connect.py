@@ -9,7 +9,7 @@ from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
 import spark_suppress as ss
-from spark_suppress import _connect, _jvm
+from spark_suppress import _connect, _jars, _transport
 from spark_suppress.proto import connect_pb2
 from spark_suppress.testing import TestDriver
 
@@ -78,7 +78,7 @@ def test_validation_errors_are_connect_exceptions_with_the_jvm_message(spark):
 
 def test_a_client_of_another_version_is_refused_naming_both_versions(spark, monkeypatch):
     d = TestDriver(spark, SCHEMA, timestamp="ts")
-    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    monkeypatch.setattr(_jars, "__version__", "9.9.9")
     with pytest.raises(ss.VersionMismatchError) as e:
         ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)
     assert "the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version" in str(e.value)
@@ -110,7 +110,7 @@ def test_mixing_transports_is_refused_naming_each_dataframe():
         __module__ = "pyspark.sql.connect.dataframe"
 
     with pytest.raises(TypeError, match="stream_df is a Spark Connect DataFrame, table_df is a classic DataFrame"):
-        _connect.same_transport({"stream_df": Remote(), "table_df": Classic(), "initial_versions": None})
+        _transport.of(stream_df=Remote(), table_df=Classic(), initial_versions=None)
 
 
 def test_server_settings_and_the_no_plugin_message_name_jar_and_classes():
@@ -171,7 +171,7 @@ def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fo
         "import os\n"
         "jars = ','.join(j for j in [ss.jar_path(), os.environ.get('SPARK_SUPPRESS_SERVER_JARS')] if j)\n"
         "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', jars)\n"
-        "    .config('spark.connect.extensions.relation.classes', ss._connect.RELATION_PLUGIN).getOrCreate())\n"
+        "    .config('spark.connect.extensions.relation.classes', ss._jars.RELATION_PLUGIN).getOrCreate())\n"
         "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
         "windows = ss.TimeWindows.of_size_with_no_grace(10)\n"
         "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows, aggregations=[F.count('*')])\n"

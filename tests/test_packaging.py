@@ -5,7 +5,7 @@ import os
 import pytest
 
 import spark_suppress as ss
-from spark_suppress import _jvm
+from spark_suppress import _jars, _jvm
 
 from conftest import ROOT, run_python
 
@@ -35,7 +35,7 @@ def test_the_supported_lines_are_the_builds():
     built = {}
     for line, scala, *_ in rows:
         built.setdefault(line, []).append(".".join(scala.split(".")[:2]))
-    assert {line: tuple(scalas) for line, scalas in built.items()} == _jvm.SUPPORTED_LINES
+    assert {line: tuple(scalas) for line, scalas in built.items()} == _jars.SUPPORTED_LINES
 
 
 @pytest.mark.parametrize(
@@ -44,8 +44,8 @@ def test_the_supported_lines_are_the_builds():
      ("4.1", None, "4.1_2.13"), ("4.2.1", "2.13.18", "4.2_2.13"), ("4.3.0", None, "4.3_2.13")],
 )
 def test_each_spark_line_gets_its_own_jar(version, scala, name):
-    assert _jvm.spark_line(version, scala) == tuple(name.split("_"))
-    expected = os.path.join(os.path.dirname(_jvm.__file__), "jars", f"spark-suppress_{name}-{ss.__version__}.jar")
+    assert _jars.spark_line(version, scala) == tuple(name.split("_"))
+    expected = os.path.join(os.path.dirname(_jars.__file__), "jars", f"spark-suppress_{name}-{ss.__version__}.jar")
     if os.path.isfile(expected):
         assert ss.jar_path(version, scala) == expected
     else:  # a source checkout where only some lines are built: the error says how to build this one
@@ -85,7 +85,7 @@ def test_configured_session_sees_the_jar_of_the_same_version(spark):
 
 
 def test_version_mismatch_is_reported(spark, monkeypatch):
-    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    monkeypatch.setattr(_jars, "__version__", "9.9.9")
     monkeypatch.setattr(_jvm, "_checked_gateways", set())
     with pytest.raises(ss.VersionMismatchError, match=r"jar on the JVM classpath is version .* Python package is version 9\.9\.9"):
         _jvm.facade(spark)
@@ -128,3 +128,8 @@ def test_wheel_bundles_the_jar_and_declares_its_license_without_deprecation_warn
     line, scala = _running_line()
     assert f"spark_suppress/jars/spark-suppress_{line}_{scala}-{ss.__version__}.jar" in names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    # The demo is an example beside the package (examples/, `make demo`); style tools are the tests', not users'.
+    modules = {n for n in names if n.endswith(".py")}
+    assert "spark_suppress/demo.py" not in modules
+    assert modules >= {f"spark_suppress/{m}.py" for m in ("suppress", "aggregate", "join", "testing", "metrics")}
+    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
