@@ -37,7 +37,7 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars test conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars lint test conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -74,6 +74,11 @@ jar: $(BUNDLED_JAR)
 jars:
 	@awk '!/^#/ {split($$2, v, "."); print $$1, v[1] "." v[2]}' project/spark-lines.tsv | while read line scala; do \
 		$(MAKE) --no-print-directory jar SPARK=$$line SCALA=$$scala || exit 1; done
+
+# Style: ruff (lint and format check, ruff.toml) on every Python file and mypy on the package (mypy.ini); their
+# versions are pinned in requirements-dev.txt. `make test` runs it first (tests/lines.py: once, on the default line).
+lint: venv
+	$(PY) tests/lint.py
 
 test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
 	$(SBT) $(PROJECT)/test
@@ -142,7 +147,7 @@ test: check-vectors
 else ifeq ($(PYSPARK_VERSION),-)
 test: check-vectors test-jvm
 else
-test: check-vectors test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
+test: check-vectors lint test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
 endif
 
 # The demo is an example beside the package, not part of the wheel (examples/).

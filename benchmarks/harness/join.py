@@ -68,15 +68,34 @@ def run(ctx: Context) -> Dict[str, Any]:
         tables[warm[0]] = (warm_table, _snapshot(ctx, warm_table))
     retention = s.join_history_retention_ms
 
-    systems: List[System] = [System(
-        "stream-static", "Spark stream-static left join (latest snapshot)", "anchor",
-        lambda p: stream_static(ctx.spark, p, tables[p][1]))]
+    systems: List[System] = [
+        System(
+            "stream-static",
+            "Spark stream-static left join (latest snapshot)",
+            "anchor",
+            lambda p: stream_static(ctx.spark, p, tables[p][1]),
+        )
+    ]
     for g in s.join_graces_ms:
-        systems.append(System(
-            _system_name(g), f"spark-suppress join_versioned, left, grace {g} ms", "library",
-            lambda p, g=g: grace_join(ctx.spark, p, tables[p][0], g, retention)))
-    measured = measure(systems, events_dir, shape.records, ctx.scratch(NAME), s.repeats, s.repeats,
-                       warmup=warm, keep_output=True, event_log=ctx.event_log)
+        systems.append(
+            System(
+                _system_name(g),
+                f"spark-suppress join_versioned, left, grace {g} ms",
+                "library",
+                lambda p, g=g: grace_join(ctx.spark, p, tables[p][0], g, retention),
+            )
+        )
+    measured = measure(
+        systems,
+        events_dir,
+        shape.records,
+        ctx.scratch(NAME),
+        s.repeats,
+        s.repeats,
+        warmup=warm,
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="stream-static", floor=None)
     check: Dict[str, Any] = {"stream_records": shape.records, "output_rows": {}}
@@ -92,10 +111,15 @@ def run(ctx: Context) -> Dict[str, Any]:
     table_rows = pq.read_table(table_dir, columns=["key"]).num_rows
     return {
         "title": "Stream-table join with grace vs stream-static join",
-        "params": {"stream_records": shape.records, "keys": shape.keys, "table_updates": table_rows,
-                   "graces_ms": s.join_graces_ms, "history_retention_ms": retention,
-                   "table_version_interval_ms": s.join_table_version_interval_ms,
-                   "records_per_file": shape.records_per_file},
+        "params": {
+            "stream_records": shape.records,
+            "keys": shape.keys,
+            "table_updates": table_rows,
+            "graces_ms": s.join_graces_ms,
+            "history_retention_ms": retention,
+            "table_version_interval_ms": s.join_table_version_interval_ms,
+            "records_per_file": shape.records_per_file,
+        },
         "systems": records,
         "check": check,
         "targets": [],

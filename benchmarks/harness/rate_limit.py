@@ -30,7 +30,9 @@ def library(spark, path: str, time_limit_ms: int, max_records: int):
         read_files(spark, path, ev.EVENT_SCHEMA).select("key", "ts", "value").withWatermark("ts", WATERMARK_DELAY),
         key="key",
         timestamp="ts",
-        suppressed=Suppressed.until_time_limit(time_limit_ms, BufferConfig.max_records(max_records).emit_early_when_full()),
+        suppressed=Suppressed.until_time_limit(
+            time_limit_ms, BufferConfig.max_records(max_records).emit_early_when_full()
+        ),
     )
 
 
@@ -54,8 +56,11 @@ def check_outputs(measured, input_dir: str, names=("spark-suppress", "applyInPan
         missing = int((emitted_last["_merge"] != "both").sum())
         per_key = out.groupby("key").size()
         too_many = int((per_key > per_key_updates.reindex(per_key.index).fillna(0)).sum())
-        check["systems"][name] = {"emitted": int(len(out)), "last_update_missing": missing,
-                                  "keys_emitted_more_than_updated": too_many}
+        check["systems"][name] = {
+            "emitted": int(len(out)),
+            "last_update_missing": missing,
+            "keys_emitted_more_than_updated": too_many,
+        }
         ok = ok and missing == 0 and too_many == 0
     check["ok"] = ok
     return check
@@ -66,16 +71,34 @@ def run(ctx: Context) -> Dict[str, Any]:
     path = ev.events(ctx.data_dir, shape)
     t, m = s.rate_limit_time_limit_ms, s.rate_limit_max_records
     chosen = [
-        System("spark-suppress", f"spark-suppress suppress(untilTimeLimit({t} ms, maxRecords({m}).emitEarlyWhenFull()))",
-               "library", lambda p: library(ctx.spark, p, t, m)),
-        System("applyInPandasWithState", "PySpark applyInPandasWithState, same rule", "python",
-               lambda p: python(ctx.spark, p, t, m), slow=True),
+        System(
+            "spark-suppress",
+            f"spark-suppress suppress(untilTimeLimit({t} ms, maxRecords({m}).emitEarlyWhenFull()))",
+            "library",
+            lambda p: library(ctx.spark, p, t, m),
+        ),
+        System(
+            "applyInPandasWithState",
+            "PySpark applyInPandasWithState, same rule",
+            "python",
+            lambda p: python(ctx.spark, p, t, m),
+            slow=True,
+        ),
     ]
     reuse_floor = ctx.shared.get(("floor", shape))
     if reuse_floor is None:
         chosen.append(floor_system(ctx))
-    measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
-                       warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
+    measured = measure(
+        chosen,
+        path,
+        shape.records,
+        ctx.scratch(NAME),
+        s.repeats,
+        s.pandas_repeats,
+        warmup=ctx.warmup(),
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     if reuse_floor is not None:
         measured["floor"] = reuse_floor
     records = [m_.record() for m_ in measured.values()]
@@ -86,9 +109,15 @@ def run(ctx: Context) -> Dict[str, Any]:
     py = next(r for r in records if r["system"] == "applyInPandasWithState")
     return {
         "title": "Rate limiting (suppress untilTimeLimit + maxRecords + emit early)",
-        "params": {"records": shape.records, "keys": shape.keys, "time_limit_ms": t, "max_records": m,
-                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY,
-                   "floor_reused_from": "final_results" if reuse_floor is not None else None},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "time_limit_ms": t,
+            "max_records": m,
+            "records_per_file": shape.records_per_file,
+            "watermark_delay": WATERMARK_DELAY,
+            "floor_reused_from": "final_results" if reuse_floor is not None else None,
+        },
         "systems": records,
         "check": check,
         "targets": [target("speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 50, "x")],
