@@ -4,7 +4,7 @@ PYTHON ?= python3
 SBT := build/sbt -Dsbt.log.noformat=true
 VERSION := $(shell cat VERSION)
 
-# ---- Spark lines (project/spark-lines.tsv; README "Spark lines") ----
+# ---- Spark lines (project/spark-lines.tsv; docs/spark-lines.md) ----
 # SPARK picks the line one target works on (default 4.3); SCALA its Scala version (2.12 for 3.5, else 2.13).
 # `make test` without SPARK runs every line (tests/lines.py); `make test SPARK=3.5` the whole suite on one line.
 SPARK ?= 4.3

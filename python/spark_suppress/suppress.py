@@ -41,7 +41,8 @@ class BufferConfig:
     max_records_bound : int, optional
         At most this many keys buffered; None for no bound.
     max_bytes_bound : int, optional
-        At most this many bytes buffered (docs/suppress.md, "Buffer entry size"); None for no bound.
+        At most this many bytes buffered (the entry size: docs/suppress.md, "Buffers, bounds and state");
+        None for no bound.
     size_model : str
         How an entry's size is counted: ``"kafka"`` (Kafka's estimate, the default) or ``"value_bytes"``.
 
@@ -111,7 +112,7 @@ class BufferConfig:
 
     @staticmethod
     def max_bytes(byte_limit: int) -> "EagerBufferConfig":
-        """At most ``byte_limit`` bytes (docs/suppress.md gives the size formula); emits the oldest early when full.
+        """At most ``byte_limit`` bytes (docs/suppress.md gives the entry size); emits the oldest early when full.
 
         Parameters
         ----------

@@ -194,6 +194,7 @@ def size_model_skip(v: Dict[str, Any]) -> Optional[str]:
     if v.get("size_model_dependent") and isinstance(sizes, str):
         return (
             "size_model_dependent: Kafka's estimate counts the record's topic name (a ~90-char repartition topic "
-            f"here: {sizes}); spark-suppress's entry size (README) has no topic, so the byte bound bites elsewhere"
+            f"here: {sizes}); spark-suppress's entry size (docs/suppress.md) has no topic, so the byte bound bites "
+            "elsewhere"
         )
     return None

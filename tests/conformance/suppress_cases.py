@@ -23,7 +23,7 @@ from .common import (
 
 # Spark refuses event-time timers at or before the epoch ("Timeout timestamp must be positive"), and Kafka's tests
 # use timestamps a few milliseconds after it. Suppress rules depend on time differences only, so every suppress
-# vector runs shifted one day later (inputs shifted, outputs shifted back). See the README's deviations.
+# vector runs shifted one day later (inputs shifted, outputs shifted back). See docs/deviations.md.
 OFFSET_MS = 86_400_000
 
 LONG_MAX = 9_223_372_036_854_775_807
