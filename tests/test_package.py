@@ -124,3 +124,16 @@ def test_the_runnable_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(f"spark_suppress.{module}"), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10
     assert result.failed == 0
+
+
+def test_importing_the_package_loads_neither_classic_pyspark_nor_py4j():
+    # A pyspark-client install has neither: the transports import them only when a classic session calls.
+    from conftest import run_python
+
+    result = run_python(
+        "import sys\n"
+        "import spark_suppress, spark_suppress.testing, spark_suppress._transport\n"
+        "print('LOADED:' + ','.join(m for m in sys.modules if m.startswith(('pyspark.sql.classic', 'py4j'))))\n"
+    )
+    assert "LOADED:" in result.stdout, result.stderr[-3000:]
+    assert result.stdout.split("LOADED:", 1)[1].strip() == ""
