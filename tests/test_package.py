@@ -137,3 +137,14 @@ def test_importing_the_package_loads_neither_classic_pyspark_nor_py4j():
     )
     assert "LOADED:" in result.stdout, result.stderr[-3000:]
     assert result.stdout.split("LOADED:", 1)[1].strip() == ""
+
+
+def test_a_spark_35_connect_progress_report_totals_the_input_rows_of_its_sources():
+    # PySpark 3.5's Connect client gives the progress JSON as a dict, without the computed total the Connect test
+    # driver waits on; without it a processing-time step compared None with a count.
+    from spark_suppress._connect import progress_field
+
+    report = {"batchId": 3, "sources": [{"numInputRows": 2}, {"numInputRows": 5}]}
+    assert progress_field(report, "numInputRows") == 7
+    assert progress_field(report, "batchId") == 3
+    assert progress_field({"batchId": 4, "numInputRows": 1, "sources": []}, "numInputRows") == 1

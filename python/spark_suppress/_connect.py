@@ -218,7 +218,12 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
 def progress_field(report: Any, name: str) -> Any:
     """A field of a streaming progress report: a plain dict of the JSON on PySpark 3.5's Connect client, an object
     with attributes from 4.0 (a dict subclass whose keys do not hold the computed fields, e.g. numInputRows)."""
-    return report.get(name) if type(report) is dict else getattr(report, name)
+    if type(report) is not dict:
+        return getattr(report, name)
+    if name == "numInputRows" and name not in report:
+        # 3.5's JSON has only each source's count; the total is their sum, as Spark's own progress computes it.
+        return sum(source.get("numInputRows", 0) for source in report.get("sources", []))
+    return report.get(name)
 
 
 def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
