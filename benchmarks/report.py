@@ -307,9 +307,16 @@ def _notes(results: Dict[str, Any]) -> List[str]:
         for system, why in (b.get("skipped_systems") or {}).items():
             lines.append(f"- {name}: {system} not measured: {why}.")
         check = b.get("check") or {}
-        for key in ("same_final_rows", "ok", "every_record_joined_once"):
+        for key in ("same_final_rows", "ok", "every_record_joined_once", "joined_as_of_kafka_rule"):
             if key in check:
                 lines.append(f"- {b['title']}: result check `{key}` = {check[key]}.")
+        wrong = {s["system"]: s["wrong_rows"] for s in b.get("systems", []) if "wrong_rows" in s}
+        if wrong:
+            lines.append(
+                f"- {b['title']}: rows not joined with the version valid at the record's timestamp: "
+                + ", ".join(f"{n} {w:,}" for n, w in wrong.items())
+                + "."
+            )
     for name, error in (results.get("errors") or {}).items():
         lines.append(f"- {name} failed: {error.splitlines()[0]}")
     return [""] + lines if lines else []

@@ -292,3 +292,40 @@ def test_idle_timeout_must_be_a_duration(spark):
             aggregations=[F.count("*")],
             idle_timeout=1.5,
         )
+
+
+def test_latest_keeps_the_latest_arrival_where_last_keeps_the_latest_event_time(start):
+    # Kafka's reduce((v1, v2) -> v2): a later micro-batch arrives later, whatever its event time; last() does not.
+    d = start(
+        TimeWindows.of_size_and_grace(100, 1000),
+        UPDATE,
+        [ss.latest("label").alias("latest"), F.last("label").alias("last")],
+    )
+    assert view(d.step([rec("a", 50, label="first")]), "latest", "last") == [("a", 0, 100, "first", "first")]
+    assert view(d.step([rec("a", 10, label="second")]), "latest", "last") == [("a", 0, 100, "second", "first")]
+    # A null value is skipped, as Kafka's reduce never sees one.
+    assert view(d.step([rec("a", 20, label=None)]), "latest", "last") == [("a", 0, 100, "second", "first")]
+
+
+def test_latest_orders_one_micro_batch_by_order_by(start):
+    d = start(TimeWindows.of_size_and_grace(100, 1000), UPDATE, [ss.latest("label", order_by="amount").alias("v")])
+    out = d.step([rec("a", 5, amount=3, label="offset 3"), rec("a", 6, amount=1, label="offset 1")])
+    # Both updates of the batch leave; the window's value after the batch is the greatest offset's.
+    assert view(out, "v")[-1] == ("a", 0, 100, "offset 3")
+    d.restart()
+    d.advance()
+    # Stored before the restart, so anything arriving now is later, whatever its offset.
+    assert view(d.step([rec("a", 7, amount=0, label="after restart")]), "v") == [("a", 0, 100, "after restart")]
+
+
+def test_latest_checks_its_arguments(spark):
+    with pytest.raises(TypeError, match="order_by must be a column name or a Column"):
+        ss.latest("label", order_by=3)
+    driver = TestDriver(spark, SCHEMA, timestamp="ts")
+    with pytest.raises(Exception, match="order column must be one of"):
+        ss.aggregate(
+            driver.input,
+            key="user",
+            timestamp="ts",
+            aggregations=[ss.latest("label", order_by=F.array("amount")).alias("v")],
+        ).columns

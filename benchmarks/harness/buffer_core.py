@@ -2,6 +2,8 @@
 
 The JMH benchmarks live in the sbt project ``bench`` (benchmarks/jvm): inserts, updates and evictions of the same
 operation trace, and a whole rate-limiting suppression replayed on each buffer. Each fork runs one buffer only.
+Check, once before JMH and outside its measurements (``BufferAgreement``): for each operation both buffers evict
+the same records in the same order.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 import subprocess
 from typing import Any, Dict, List, Optional
 
+from . import checks
 from .measure import log, target
 
 NAME = "buffer_core"
@@ -157,8 +160,40 @@ def _ops_per_second(entry: Dict[str, Any], ops: int) -> Dict[str, Any]:
     }
 
 
+def agreement(cp: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
+    """Both buffers driven through the traces JMH measures, their evictions compared per operation."""
+    out = os.path.join(work_dir, "buffer-agreement")
+    cmd = [
+        "java",
+        "-Xmx2g",
+        "-cp",
+        cp,
+        "io.github.sparksuppress.bench.BufferAgreement",
+        out,
+        str(jmh["size"]),
+        str(jmh["records"]),
+        str(jmh["distinct_keys"]),
+        str(jmh["time_limit_ms"]),
+        str(jmh["max_records"]),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"BufferAgreement failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
+    result: Dict[str, Any] = {"operations": {}}
+    for op in ("insert", "update", "evict", "suppress"):
+        files = [os.path.join(out, f"{b}-{op}.txt") for b in BUFFERS]
+        with open(files[0]) as ours, open(files[1]) as kafka:
+            result["operations"][op] = checks.compare_evictions(
+                (s.rstrip("\n") for s in ours), (s.rstrip("\n") for s in kafka)
+            )
+    result["ok"] = all(c["same"] for c in result["operations"].values())
+    return result
+
+
 def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
     cp = classpath(root, work_dir)
+    check = agreement(cp, work_dir, jmh)
+    log(f"{NAME}: both buffers evict the same records in the same order: {check['ok']}")
     entries: List[Dict[str, Any]] = []
     failures: List[str] = []
     commands: List[str] = []
@@ -200,6 +235,7 @@ def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
             "scala": jar_version(cp, "scala-library"),
         },
         "operations": operations,
+        "check": check,
         "failures": failures,
         "targets": targets,
     }

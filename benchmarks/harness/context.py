@@ -16,7 +16,7 @@ class Context:
     work_dir: str  # scratch: checkpoints and outputs, removed after each run
     data_dir: str  # generated inputs, cached across runs
     results_dir: str
-    shared: Dict[str, Any] = field(default_factory=dict)  # measurements benchmarks may reuse (e.g. a floor)
+    shared: Dict[str, Any] = field(default_factory=dict)  # measurements benchmarks may reuse
     event_log: Optional[Any] = None  # profile.EventLog of the session, when it writes one: runs' breakdowns
 
     def scratch(self, *parts: str) -> str:

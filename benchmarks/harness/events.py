@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from dataclasses import asdict
 
 import numpy as np
@@ -41,15 +42,32 @@ def _timestamps(ms: np.ndarray) -> pa.Array:
     return pa.array(ms, pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
 
 
+def _in_name_order(path: str) -> None:
+    """Gives the Parquet files of ``path`` modification times one second apart in name order. Spark's file source
+    takes files in order of modification time, and files written within one millisecond (a small file and the
+    empty or tiny last one) in whatever order the directory lists them: the join then read a table file a batch
+    after the event file of the same number."""
+    names = sorted(n for n in os.listdir(path) if n.endswith(".parquet"))
+    times = [os.stat(os.path.join(path, n)).st_mtime_ns for n in names]
+    # Whole seconds apart: Java reads modification times in milliseconds, some file systems keep seconds.
+    if all(b - a >= 1_000_000_000 for a, b in zip(times, times[1:])):
+        return
+    first = (int(time.time()) - len(names)) * 1_000_000_000
+    for i, n in enumerate(names):
+        os.utime(os.path.join(path, n), ns=(first + i * 1_000_000_000, first + i * 1_000_000_000))
+
+
 def _cached(root: str, name: str, build) -> str:
     path = os.path.join(root, name)
     if os.path.exists(os.path.join(path, _COMPLETE)):
+        _in_name_order(path)  # sets cached before this rule existed
         return path
     shutil.rmtree(path, ignore_errors=True)
     tmp = path + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     build(tmp)
+    _in_name_order(tmp)
     open(os.path.join(tmp, _COMPLETE), "w").close()
     os.rename(tmp, path)
     return path
@@ -139,6 +157,13 @@ def table_changelog(root: str, shape: EventShape, version_interval_ms: int) -> s
             pq.write_table(table, os.path.join(out, f"part-{f:05d}.parquet"))
 
     return _cached(root, _name("table", shape, f"-every{version_interval_ms}"), build)
+
+
+def millis(column: pa.ChunkedArray) -> np.ndarray:
+    """A timestamp column read back from Parquet (any unit) as epoch milliseconds."""
+    ints = column.cast(pa.int64()).to_numpy()
+    unit = column.type.unit
+    return ints * 1000 if unit == "s" else ints // {"ms": 1, "us": 1_000, "ns": 1_000_000}[unit]
 
 
 def is_flush(keys):

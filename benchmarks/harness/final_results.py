@@ -2,7 +2,8 @@
 
 Systems, all on the same event set: Spark's ``groupBy(window, key).count()`` in append mode (the anchor),
 ``aggregate_windowed(..., EmitStrategy.on_window_close())``, the same job with ``applyInPandasWithState``, and
-the floor (read, shuffle by key, write: no state). The three aggregations must produce the same final rows.
+the floor (floors.py: each micro-batch's counts per window and key, the partial counts shuffled, no state). The three
+aggregations must produce the same final rows.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any, Dict, List
 import pyarrow.parquet as pq
 
 from . import events as ev
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .context import Context, library_has
 from .measure import Measured, System, add_ratios, log, measure, target
-from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
+from .streaming import WATERMARK_DELAY, read_files
 
 NAME = "final_results"
 
@@ -55,12 +56,14 @@ def python(spark, path: str, window_ms: int):
     return pandas_jobs.window_counts(events, window_ms)
 
 
-def floor(spark, path: str):
-    return read_files(spark, path, ev.EVENT_SCHEMA).repartition(SHUFFLE_PARTITIONS, "key")
-
-
 def floor_system(ctx: Context) -> System:
-    return System("floor", "floor: read + shuffle by key + write, no state", "floor", lambda p: floor(ctx.spark, p))
+    return floors.system(
+        ctx,
+        "floor",
+        "floor: counts per window and key of each micro-batch (partial counts shuffled), no state",
+        ["key", "ts"],
+        floors.window_counts(ctx.settings.window_ms),
+    )
 
 
 def systems(ctx: Context) -> List[System]:
@@ -150,7 +153,6 @@ def run(ctx: Context) -> Dict[str, Any]:
         keep_output=True,
         event_log=ctx.event_log,
     )
-    ctx.shared[("floor", shape)] = measured["floor"]
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="spark-native", floor="floor")
     check = check_same_rows(measured, shape.records)

@@ -28,6 +28,8 @@ class System:
     # Session settings for this system's queries only (e.g. the RocksDB state store that transformWithState
     # requires): a query fixes them when it starts, so the other systems keep the session's defaults.
     conf: Dict[str, str] = field(default_factory=dict)
+    # Floors only: run as foreachBatch, writing this function of each micro-batch (floors.py), with no state.
+    per_batch: Optional[Callable[[Any], Any]] = None
 
 
 def median_index(seconds: List[float]) -> int:
@@ -89,7 +91,7 @@ def session_conf(spark, conf: Dict[str, str]) -> Iterator[None]:
 def run_system(s: System, input_dir: str, run_dir: str, records: int, **kwargs) -> QueryRun:
     df = s.build(input_dir)
     with session_conf(df.sparkSession, s.conf):
-        return run_query(df, run_dir, records, s.output_mode, **kwargs)
+        return run_query(df, run_dir, records, s.output_mode, per_batch=s.per_batch, **kwargs)
 
 
 def log(message: str) -> None:

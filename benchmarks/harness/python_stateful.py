@@ -3,8 +3,8 @@
 PySpark 4 has three ways to keep state per group: ``applyInPandasWithState`` (Spark 3.4), and Spark 4's
 ``transformWithStateInPandas`` and the Row-based ``transformWithState`` (4.1). The last two run on the RocksDB state
 store only, so they get it; spark-suppress and ``applyInPandasWithState`` keep the session's default store, as in
-``final_results`` and ``rate_limit``. The jobs and their checks are those of ``final_results`` (every system the
-same final rows) and ``rate_limit`` (every key's last update emitted, no key more often than it was updated).
+``final_results`` and ``rate_limit``. The jobs, their floors and their checks are those of ``final_results`` (every
+system the same final rows) and ``rate_limit`` (every system's output equal to the exact rule for its sharding).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import events as ev
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .config import EventShape
 from .context import Context
 from .final_results import library as window_library
-from .measure import System, log, measure, target
-from .rate_limit import check_outputs
+from .measure import System, add_ratios, log, measure, target
+from .rate_limit import check_outputs, shard_functions
 from .rate_limit import library as rate_library
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
 from .window_kinds import _compare, _rows
@@ -72,6 +72,15 @@ def final_results_systems(ctx: Context) -> List[System]:
                 conf={} if rows is None else pandas_jobs.ROCKSDB_CONF,
             )
         )
+    out.append(
+        floors.system(
+            ctx,
+            "floor final results",
+            "final results: floor (partial counts per window and key per micro-batch, no state)",
+            ["key", "ts"],
+            floors.window_counts(s.window_ms),
+        )
+    )
     return out
 
 
@@ -108,11 +117,20 @@ def rate_limit_systems(ctx: Context) -> List[System]:
                 conf={} if rows is None else pandas_jobs.ROCKSDB_CONF,
             )
         )
+    out.append(
+        floors.system(
+            ctx,
+            "floor rate limit",
+            "rate limit: floor (each key's latest update per micro-batch, no state)",
+            ["key", "ts", "value", "seq"],
+            floors.latest_update,
+        )
+    )
     return out
 
 
 def check_final_rows(measured, records: int) -> Dict[str, Any]:
-    rows = {n: _rows(m.last.output_path) for n, m in measured.items()}
+    rows = {n: _rows(m.last.output_path) for n, m in measured.items() if m.system.role != "floor"}
     reference_name = "spark-suppress final results"
     reference = rows[reference_name]
     out: Dict[str, Any] = {
@@ -162,11 +180,19 @@ def run(ctx: Context) -> Dict[str, Any]:
         keep_output=True,
         event_log=ctx.event_log,
     )
-    limit_check = check_outputs(limit, path, names=list(limit))
+    limiters = [n for n, m in limit.items() if m.system.role != "floor"]
+    limit_check = check_outputs(
+        {n: limit[n].last.output_path for n in limiters},
+        path,
+        s.rate_limit_time_limit_ms,
+        s.rate_limit_max_records,
+        shard_functions(limiters),
+    )
     log(f"{NAME} rate limit: outputs check: {limit_check['ok']}")
 
     for job, measured in (("final results", final), ("rate limit", limit)):
         job_records = [m.record() for m in measured.values()]
+        add_ratios(job_records, anchor=None, floor=f"floor {job}")
         lib = job_records[0]
         for r in job_records:
             r["job"] = job

@@ -1,23 +1,24 @@
 """Benchmark 2: rate limiting, ``suppress(untilTimeLimit(5 s, maxRecords(n).emitEarlyWhenFull()))``.
 
-Against the same rule written with ``applyInPandasWithState`` and against the floor (read, shuffle by key, write).
-Both operators bound the buffer per state partition, so which key leaves early can differ where the two shard
-keys differently; what must hold for both is that every key's last update is emitted once the flush record has
-moved stream time past every time limit, and that no key is emitted more often than it was updated.
+Against the same rule written with ``applyInPandasWithState`` and against the floor. Both bound the buffer per
+shard but shard keys differently (spark-suppress by its own hash of the encoded key, the pandas job by Spark's
+``hash``), so which key leaves early when a buffer is full differs between them. Each system's output is checked
+against the exact rule computed for its own sharding (``checks.rate_limit_reference``): which updates leave, with
+which values, in which micro-batch.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import os
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pyarrow.parquet as pq
 
+from . import checks, floors, pandas_jobs
 from . import events as ev
-from . import pandas_jobs
 from .context import Context
-from .final_results import floor_system
 from .measure import System, add_ratios, log, measure, target
-from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
+from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, WATERMARK_DELAY_MS, read_files
 
 NAME = "rate_limit"
 
@@ -41,29 +42,56 @@ def python(spark, path: str, time_limit_ms: int, max_records: int):
     return pandas_jobs.rate_limited(events, time_limit_ms, max_records, SHUFFLE_PARTITIONS)
 
 
-def check_outputs(measured, input_dir: str, names=("spark-suppress", "applyInPandasWithState")) -> Dict[str, Any]:
-    updates = pq.read_table(input_dir, columns=["key", "value", "seq"]).to_pandas()
-    updates = updates[~ev.is_flush(updates["key"])]
-    last = updates.sort_values("seq").groupby("key").tail(1)[["key", "value"]]
-    per_key_updates = updates.groupby("key").size()
-    check: Dict[str, Any] = {"input_records": int(len(updates)), "keys": int(len(last)), "systems": {}}
-    ok = True
-    for name in names:
-        if name not in measured:
-            continue
-        out = pq.read_table(measured[name].last.output_path, columns=["key", "value"]).to_pandas()
-        emitted_last = last.merge(out.drop_duplicates(), on=["key", "value"], how="left", indicator=True)
-        missing = int((emitted_last["_merge"] != "both").sum())
-        per_key = out.groupby("key").size()
-        too_many = int((per_key > per_key_updates.reindex(per_key.index).fillna(0)).sum())
-        check["systems"][name] = {
-            "emitted": int(len(out)),
-            "last_update_missing": missing,
-            "keys_emitted_more_than_updated": too_many,
-        }
-        ok = ok and missing == 0 and too_many == 0
-    check["ok"] = ok
+def input_batches(input_dir: str) -> List[List[Tuple[str, int, int]]]:
+    """The updates (key, ts ms, value) of each micro-batch in arrival order: one file per batch, in name order."""
+    out = []
+    for name in sorted(f for f in os.listdir(input_dir) if f.endswith(".parquet")):
+        t = pq.read_table(os.path.join(input_dir, name), columns=["key", "ts", "value", "seq"]).sort_by("seq")
+        out.append(list(zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist())))
+    return out
+
+
+def output_rows(out_dir: str) -> List[Tuple[Optional[int], str, int, int]]:
+    """(micro-batch, key, ts ms, value) of every row a query wrote, the batch from the Parquet sink's log."""
+    from .chains import sink_batches
+
+    rows: List[Tuple[Optional[int], str, int, int]] = []
+    for name, batch in sink_batches(out_dir).items():
+        t = pq.read_table(os.path.join(out_dir, name), columns=["key", "ts", "value"])
+        rows += [
+            (batch, k, ts, v)
+            for k, ts, v in zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist())
+        ]
+    return rows
+
+
+def check_outputs(
+    outputs: Dict[str, str],
+    input_dir: str,
+    time_limit_ms: int,
+    max_records: int,
+    shard_of: Dict[str, Callable[[str], int]],
+) -> Dict[str, Any]:
+    """Every system's output (name -> output directory) against the exact reference for its sharding
+    (``shard_of``: name -> the system's shard function)."""
+    batches = input_batches(input_dir)
+    check: Dict[str, Any] = {"input_records": sum(len(b) for b in batches), "systems": {}}
+    references: Dict[Any, list] = {}
+    for name, out_dir in outputs.items():
+        shards = shard_of[name]
+        if shards not in references:
+            references[shards] = checks.rate_limit_reference(
+                batches, time_limit_ms, max_records, WATERMARK_DELAY_MS, shards
+            )
+        check["systems"][name] = checks.check_rate_limit(references[shards], output_rows(out_dir))
+    check["ok"] = all(c["ok"] for c in check["systems"].values())
     return check
+
+
+def shard_functions(names: List[str]) -> Dict[str, Callable[[str], int]]:
+    """spark-suppress's systems shard with its own hash, the PySpark jobs with ``pmod(hash(key), shards)``."""
+    lib, spark = checks.library_shard(SHUFFLE_PARTITIONS), checks.spark_hash_shard(SHUFFLE_PARTITIONS)
+    return {n: lib if n.startswith("spark-suppress") else spark for n in names}
 
 
 def run(ctx: Context) -> Dict[str, Any]:
@@ -85,9 +113,15 @@ def run(ctx: Context) -> Dict[str, Any]:
             slow=True,
         ),
     ]
-    reuse_floor = ctx.shared.get(("floor", shape))
-    if reuse_floor is None:
-        chosen.append(floor_system(ctx))
+    chosen.append(
+        floors.system(
+            ctx,
+            "floor",
+            "floor: each key's latest update of each micro-batch (combined before the shuffle), no state",
+            ["key", "ts", "value", "seq"],
+            floors.latest_update,
+        )
+    )
     measured = measure(
         chosen,
         path,
@@ -99,11 +133,10 @@ def run(ctx: Context) -> Dict[str, Any]:
         keep_output=True,
         event_log=ctx.event_log,
     )
-    if reuse_floor is not None:
-        measured["floor"] = reuse_floor
     records = [m_.record() for m_ in measured.values()]
     add_ratios(records, anchor=None, floor="floor")
-    check = check_outputs(measured, path)
+    names = [n for n in ("spark-suppress", "applyInPandasWithState") if n in measured]
+    check = check_outputs({n: measured[n].last.output_path for n in names}, path, t, m, shard_functions(names))
     log(f"{NAME}: outputs check: {check['ok']}")
     lib = next(r for r in records if r["system"] == "spark-suppress")
     py = next(r for r in records if r["system"] == "applyInPandasWithState")
@@ -116,7 +149,6 @@ def run(ctx: Context) -> Dict[str, Any]:
             "max_records": m,
             "records_per_file": shape.records_per_file,
             "watermark_delay": WATERMARK_DELAY,
-            "floor_reused_from": "final_results" if reuse_floor is not None else None,
         },
         "systems": records,
         "check": check,

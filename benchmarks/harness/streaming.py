@@ -14,6 +14,7 @@ from .events import FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
 WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
+WATERMARK_DELAY_MS = 2_000  # the same, for the checks' references
 
 
 def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str] = None):
@@ -130,24 +131,25 @@ def run_query(
     keep_output: bool = False,
     inspect: Optional[Callable[[str, int], Dict[str, Any]]] = None,
     event_log: Optional[profile.EventLog] = None,
+    per_batch: Optional[Callable[[Any], Any]] = None,
 ) -> QueryRun:
     """Writes ``df`` to Parquet with an availableNow trigger, waits for the end and measures it.
 
     ``records`` is the number of data records the input holds (the flush record aside). ``inspect`` is called
     with the checkpoint and the last data batch's id before the checkpoint is removed. With ``event_log`` the
-    run's breakdown includes its stages, read from the log after the query ended (outside the timed part)."""
+    run's breakdown includes its stages, read from the log after the query ended (outside the timed part). With
+    ``per_batch`` (a floor) each micro-batch's ``per_batch(batch)`` is appended to the same Parquet directory
+    through ``foreachBatch`` instead of the file sink."""
     shutil.rmtree(run_dir, ignore_errors=True)
     out = os.path.join(run_dir, "out")
     checkpoint = os.path.join(run_dir, "checkpoint")
     started = time.perf_counter()
-    query = (
-        df.writeStream.format("parquet")
-        .option("path", out)
-        .option("checkpointLocation", checkpoint)
-        .outputMode(output_mode)
-        .trigger(availableNow=True)
-        .start()
-    )
+    writer = df.writeStream.option("checkpointLocation", checkpoint).outputMode(output_mode).trigger(availableNow=True)
+    if per_batch is None:
+        writer = writer.format("parquet").option("path", out)
+    else:
+        writer = writer.foreachBatch(lambda batch, _: per_batch(batch).write.mode("append").parquet(out))
+    query = writer.start()
     query.awaitTermination()
     seconds = time.perf_counter() - started
     exception = query.exception()

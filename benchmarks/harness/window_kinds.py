@@ -7,7 +7,9 @@
 - Kafka's sliding windows (10 s time difference), which Spark has no operator for, against the same windows in
   ``applyInPandasWithState``.
 
-Each job also has the floor (read, shuffle by key, write), measured once for the three.
+Each job also has its floor (floors.py): hopping, each micro-batch's partial counts per key and 1-second pane,
+written once per window; sessions, each key's first and last time and count per micro-batch; sliding, counts per
+key and timestamp per micro-batch. None keeps state.
 
 Checks. Hopping: the same rows as Spark (the window definitions coincide). Sessions: the same rows except for keys
 where two consecutive records are exactly one gap apart, which Kafka's rule joins into one session (the gap bound
@@ -25,9 +27,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import events as ev
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .context import Context
-from .final_results import floor_system
 from .measure import Measured, System, add_ratios, log, measure, target
 from .streaming import WATERMARK_DELAY, read_files
 
@@ -102,6 +103,13 @@ def systems(ctx: Context, kind: str) -> List[System]:
                 lambda p: native_hopping(ctx.spark, p),
             ),
             lib,
+            floors.system(
+                ctx,
+                "floor hopping",
+                "hopping: floor (partial counts per key and pane, no state)",
+                ["key", "ts"],
+                floors.hopping_counts(HOP_SIZE_MS, HOP_ADVANCE_MS),
+            ),
         ]
     if kind == "sessions":
         return [
@@ -112,6 +120,13 @@ def systems(ctx: Context, kind: str) -> List[System]:
                 lambda p: native_sessions(ctx.spark, p),
             ),
             lib,
+            floors.system(
+                ctx,
+                "floor sessions",
+                "sessions: floor (each key's span per micro-batch, no state)",
+                ["key", "ts"],
+                floors.per_key_span,
+            ),
         ]
     return [
         lib,
@@ -121,6 +136,13 @@ def systems(ctx: Context, kind: str) -> List[System]:
             "python",
             lambda p: pandas_jobs.sliding_counts(_events(ctx.spark, p), SLIDING_DIFFERENCE_MS),
             slow=True,
+        ),
+        floors.system(
+            ctx,
+            "floor sliding",
+            "sliding: floor (counts per key and timestamp, no state)",
+            ["key", "ts"],
+            floors.per_key_and_time,
         ),
     ]
 
@@ -212,19 +234,6 @@ def run(ctx: Context) -> Dict[str, Any]:
     records: List[Dict[str, Any]] = []
     checks: Dict[str, Any] = {}
     targets: List[Dict[str, Any]] = []
-    floor = ctx.shared.get(("floor", shape))
-    if floor is None:
-        floor = measure(
-            [floor_system(ctx)],
-            path,
-            shape.records,
-            ctx.scratch(NAME, "floor"),
-            s.repeats,
-            s.pandas_repeats,
-            warmup=ctx.warmup(),
-            event_log=ctx.event_log,
-        )["floor"]
-        ctx.shared[("floor", shape)] = floor
     for kind in ("hopping", "sessions", "sliding"):
         measured = measure(
             systems(ctx, kind),
@@ -237,9 +246,7 @@ def run(ctx: Context) -> Dict[str, Any]:
             keep_output=True,
             event_log=ctx.event_log,
         )
-        job = [m.record() for m in measured.values()] + [
-            dict(floor.record(), system=f"floor {kind}", label=f"{kind}: floor (read + shuffle + write)")
-        ]
+        job = [m.record() for m in measured.values()]
         anchor = next((r["system"] for r in job if r["role"] == "anchor"), None)
         add_ratios(job, anchor=anchor, floor=f"floor {kind}")
         for r in job:

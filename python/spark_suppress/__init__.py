@@ -18,6 +18,7 @@ from .aggregate import (
     TimeWindows,
     aggregate,
     aggregate_windowed,
+    latest,
     string_fold,
 )
 from .errors import (
@@ -53,6 +54,7 @@ __all__ = [
     "SessionWindows",
     "EmitStrategy",
     "string_fold",
+    "latest",
     # errors
     "SparkSuppressError",
     "JarNotFoundError",

@@ -215,6 +215,13 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
     return Column(StringFoldExpression())
 
 
+def latest(column: "Column", order_by: Optional["Column"]) -> "Column":
+    from pyspark.sql.connect import functions as CF
+
+    result: "Column" = CF.call_function(_jars.LATEST_FUNCTION, *[c for c in (column, order_by) if c is not None])
+    return result
+
+
 def progress_field(report: Any, name: str) -> Any:
     """A field of a streaming progress report: a plain dict of the JSON on PySpark 3.5's Connect client, an object
     with attributes from 4.0 (a dict subclass whose keys do not hold the computed fields, e.g. numInputRows)."""

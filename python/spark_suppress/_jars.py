@@ -21,6 +21,8 @@ RELATION_PLUGIN = "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
 EXPRESSION_PLUGIN = "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
 RELATION_SETTING = "spark.connect.extensions.relation.classes"
 EXPRESSION_SETTING = "spark.connect.extensions.expression.classes"
+# The session function spark-suppress's aggregations register and evaluate by arrival (Scala: api.Latest).
+LATEST_FUNCTION = "spark_suppress_latest"
 
 # The Spark lines with a jar in the wheel, each with the Scala versions it is built for (the first is what that
 # line's PySpark on PyPI runs). The build's own table is project/spark-lines.tsv; test_packaging keeps them equal.

@@ -121,6 +121,12 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
     return classic_column(facade(spark).stringFold(column._jc, initial, separator))
 
 
+def latest(column: "Column", order_by: Optional["Column"]) -> "Column":
+    from pyspark.sql import functions as F
+
+    return F.call_function(_jars.LATEST_FUNCTION, *[c for c in (column, order_by) if c is not None])
+
+
 def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
     from pyspark.sql import SparkSession
 

@@ -520,6 +520,53 @@ def _check_aggregations(aggregations: Any, name: Optional[str]) -> None:
     check_name(name)
 
 
+def _as_column(column: Union[str, "Column"], what: str) -> "Column":
+    from pyspark.sql import functions as F
+
+    col = F.col(column) if isinstance(column, str) else column
+    if not is_column(col):
+        raise TypeError(f"{what} must be a column name or a Column, got {column!r}")
+    return col
+
+
+def latest(column: Union[str, "Column"], order_by: Union[str, "Column", None] = None) -> "Column":
+    """Kafka's ``reduce((v1, v2) -> v2)`` as an aggregate column: the latest non-null value to *arrive*.
+
+    Spark's ``last`` keeps the value of the record with the latest event time, which differs from Kafka's reduce
+    for out-of-order records. Here a later micro-batch arrives after an earlier one whatever its event times; within
+    one micro-batch the record with the greatest ``order_by`` arrived last (e.g. the Kafka source's ``offset``
+    column), and without ``order_by`` (or on ties) the order in which the key's records reach the operator, which is
+    a source partition's order. Null values are skipped, as Kafka's reduce never sees one.
+
+    Parameters
+    ----------
+    column : str or pyspark.sql.Column
+        The value to keep.
+    order_by : str or pyspark.sql.Column, optional
+        Orders the records of one micro-batch (numbers, strings, timestamps, ...); the greatest arrived last.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate column for :func:`aggregate_windowed` and :func:`aggregate` (alias it to name the result).
+
+    Raises
+    ------
+    TypeError
+        If ``column`` or ``order_by`` is neither a column name nor a Column, or they come from a classic and a
+        Spark Connect session.
+
+    Examples
+    --------
+    >>> import spark_suppress as ss
+    >>> ss.aggregate(orders, key="user", timestamp="ts",
+    ...              aggregations=[ss.latest("status", order_by="offset").alias("status")])  # doctest: +SKIP
+    """
+    value = _as_column(column, "column")
+    order = None if order_by is None else _as_column(order_by, "order_by")
+    return _transport.of(column=value, order_by=order).latest(value, order)
+
+
 def string_fold(column: Union[str, "Column"], initial: str = "", separator: str = "+") -> "Column":
     """Kafka's test aggregation as an aggregate column: ``initial``, then ``separator + value`` per record in
     arrival order (sessions merge as ``left + separator + right``).
@@ -556,11 +603,7 @@ def string_fold(column: Union[str, "Column"], initial: str = "", separator: str 
     >>> import spark_suppress as ss
     >>> trace = ss.string_fold("value", initial="0", separator="+").alias("trace")  # doctest: +SKIP
     """
-    from pyspark.sql import functions as F
-
     if not isinstance(initial, str) or not isinstance(separator, str):
         raise TypeError(f"initial and separator must be strings, got {initial!r} and {separator!r}")
-    col = F.col(column) if isinstance(column, str) else column
-    if not is_column(col):
-        raise TypeError(f"column must be a column name or a Column, got {column!r}")
+    col = _as_column(column, "column")
     return _transport.of(column=col).string_fold(col, initial, separator)

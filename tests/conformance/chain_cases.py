@@ -70,8 +70,8 @@ def _aggregation(a, value) -> Any:
             raise Mismatch(f"no counterpart for aggregator {a['aggregator']!r}")
         return ss.string_fold(value, initial=a["initializer"].strip('"'), separator=m.group(1))
     if a.get("type") == "reduce" and a.get("reducer") == "(v1, v2) -> v2":
-        # Kafka keeps the latest value; Spark's last() keeps the value of the latest record.
-        return F.last(value)
+        # Kafka keeps the latest value to arrive (ss.latest), not the one of the latest event time (Spark's last).
+        return ss.latest(value)
     raise Mismatch(f"no counterpart for aggregation {a!r}")
 
 

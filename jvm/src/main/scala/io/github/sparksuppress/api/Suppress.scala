@@ -108,17 +108,8 @@ final case class Suppress(
   private def standalone(step: ChainSuppressRequest): SuppressRequest = {
     val operator = s"suppress '${step.name}'"
     if (step.untilWindowCloses) {
-      if (step.window.isEmpty) {
-        throw new IllegalArgumentException(
-          s"$operator: untilWindowCloses needs windowed input: pass window (a struct column with start and end, " +
-            "as window() produces, or the start and end columns). Window close time is only defined for windowed " +
-            "computations.")
-      }
-      if (step.graceMs.isEmpty) {
-        throw new IllegalArgumentException(
-          s"$operator: untilWindowCloses needs grace: how long after a window's end late updates may still arrive " +
-            "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none).")
-      }
+      if (step.window.isEmpty) throw SuppressPlan.notWindowed(operator)
+      if (step.graceMs.isEmpty) throw SuppressPlan.noGrace(operator)
     } else if (step.emitLate) {
       val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
       val argument = Spelling.choose("lateRecords", "late")

@@ -50,33 +50,42 @@ final class SlidingWindowAggregator[V, B](
     if (i >= 0) i else -i - 1
   }
 
+  /**
+   * A record at or after `d`, as Kafka processes it over its built-in window stores, which iterate backwards: the
+   * windows that can hold it are visited latest start first, each open one updated and forwarded in that order, the
+   * record's left window last; the visit stops at the first window that ends before the record (it supplies the left
+   * window's seed). Only then are the windows the record needs created: the previous record's right window, the
+   * record's left window, the record's right window. The order is what a downstream node sees: an update forwarded
+   * early can move a final-results suppress's stream time past a window forwarded later in the same step.
+   */
   private def addInOrder(value: V, ts: Long, closeTime: Long, sink: WindowSink[B]): Unit = {
     val from = firstIndexFrom(math.max(0L, ts - twoD))
-    // The record's right window starts from the aggregate of the last window that contains it but ends after it.
-    var rightSource: WindowEntry[B] = null
-    var i = from
-    while (i < windows.size && windows(i).start <= ts) {
-      if (windows(i).end > ts) rightSource = windows(i)
-      i += 1
-    }
-    val right = if (rightSource == null) null else snapshot(rightSource)
+    var i = firstIndexFrom(ts + 2) - 1 // the last window starting at or before ts + 1
+    var right: Snapshot = null // the latest-starting window that holds the record and ends after it, as it was
     var left: WindowEntry[B] = null
     var leftExists = false
     var rightExists = false
     var previous = Long.MinValue // the latest record before ts, when a window reveals it
-    i = from
-    while (i < windows.size && windows(i).start <= ts + 1) {
+    var visiting = true
+    while (visiting && i >= from) {
       val e = windows(i)
-      if (e.end < ts) {
-        left = e
-        previous = e.timestamp
+      if (e.start == ts + 1) rightExists = true
+      else if (e.end > ts) {
+        if (right == null) right = snapshot(e)
+        update(e, value, ts, closeTime, sink)
       } else if (e.end == ts) {
         leftExists = true
-        if (e.timestamp < ts) previous = e.timestamp
+        val latestBefore = e.timestamp
         update(e, value, ts, closeTime, sink)
-      } else if (e.start <= ts) update(e, value, ts, closeTime, sink)
-      else rightExists = true // e.start == ts + 1
-      i += 1
+        // The left window already holds a record at ts, which created every window this record needs.
+        if (latestBefore >= ts) return
+        previous = latestBefore
+      } else {
+        left = e
+        previous = e.timestamp
+        visiting = false
+      }
+      i -= 1
     }
     if (previous != Long.MinValue) {
       val previousRight = previous + 1

@@ -58,9 +58,34 @@ class SlidingWindowAggregatorSuite extends AnyFunSuite {
     agg.add("b", 15, 15, sink)
     // previous record's right window [11,21] gets b; b's left window [5,15] copies [0,10] (which holds a) + b.
     assert(sink.take().map(r => (r._2, r._3, r._5)) === Seq((11L, 21L, "1"), (5L, 15L, "2")))
-    agg.add("c", 12, 15, sink) // out of order: updates [5,15] and [11,21], creates [2,12] and its right window
+    // Out of order: updates [11,21] then [5,15] (Kafka's stores are read latest start first), then creates [2,12]
+    // from [0,10] and its right window from [11,21] as it was before c.
+    agg.add("c", 12, 15, sink)
     val out = sink.take().map(r => (r._2, r._3, r._5))
-    assert(out === Seq((5L, 15L, "3"), (11L, 21L, "2"), (2L, 12L, "2"), (13L, 23L, "1")))
+    assert(out === Seq((11L, 21L, "2"), (5L, 15L, "3"), (2L, 12L, "2"), (13L, 23L, "1")))
+  }
+
+  test("updates leave latest start first, the left window last, then the windows the record creates") {
+    val agg = aggregator(10, 0)
+    val sink = new Recording[Counter]
+    Seq(100L, 105L, 108L).foreach(t => agg.add("x", t, t, sink))
+    sink.take()
+    // [106,116] holds 108, [101,111] (111's left window) holds 105 and 108; 108's window [98,108] ends first.
+    agg.add("y", 111, 111, sink)
+    assert(sink.take().map(r => (r._2, r._3, r._4, r._5)) ===
+      Seq((106L, 116L, 111L, "2"), (101L, 111L, 111L, "3"), (109L, 119L, 111L, "1")))
+  }
+
+  test("a record at the same time as its left window's latest creates nothing more") {
+    val agg = aggregator(10, 100)
+    val sink = new Recording[Counter]
+    agg.add("x", 100, 100, sink)
+    agg.add("y", 103, 103, sink)
+    sink.take()
+    agg.add("z", 103, 103, sink)
+    // z's left window [93,103] already holds y, also at 103: y made every window z needs, so Kafka stops there.
+    assert(sink.take().map(r => (r._2, r._3, r._5)) === Seq((101L, 111L, "2"), (93L, 103L, "3")))
+    assert(agg.windows.iterator.map(w => (w.start, w.buffer.n)).toList === List((90L, 1L), (93L, 3L), (101L, 2L)))
   }
 
   test("a record whose windows are all closed is dropped once; closed windows it would update count too") {

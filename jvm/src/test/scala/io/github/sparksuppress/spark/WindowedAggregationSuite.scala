@@ -56,6 +56,21 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("Latest.column keeps the latest arrival (Kafka's reduce), where last keeps the latest event time") {
+    val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(100), ms(1000)), EmitStrategy.onWindowUpdate(),
+      Latest.column(col("label")).as("latest"), last("label").as("last"), Latest.column(col("label"), col("amount")).as("byAmount"))))
+    try {
+      assert(view(d.step(rec("a", 50, 5L, "first"))) === Seq(Seq("a", 0L, 100L, "first", "first", "first", 50L)))
+      // Later micro-batch, earlier event time, smaller order: still the latest to arrive.
+      assert(view(d.step(rec("a", 10, 1L, "second"))) === Seq(Seq("a", 0L, 100L, "second", "first", "second", 50L)))
+      // One micro-batch: the greatest order wins for byAmount; without an order, the later record of the batch.
+      val batch = view(d.step(rec("a", 20, 9L, "nine"), rec("a", 30, 3L, "three")))
+      assert(batch.last === Seq("a", 0L, 100L, "three", "first", "nine", 50L))
+    } finally d.stop()
+    val e = intercept[IllegalArgumentException](Latest.column(col("label"), null))
+    assert(e.getMessage.contains("orderBy must be a column"))
+  }
+
   test("hopping windows, onWindowUpdate: every window containing a record is updated, in start order") {
     val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(100)).advanceBy(ms(5)),
       EmitStrategy.onWindowUpdate(), fold)))

@@ -90,7 +90,7 @@ public class BufferOperationsBenchmark {
 
     @Benchmark
     public int evict(Full s, Blackhole sink) {
-        int n = s.under.evictAll(sink);
+        int n = s.under.evictAll(sink::consume);
         if (n != s.size) throw new IllegalStateException("evicted " + n + " of " + s.size + " entries");
         return n;
     }

@@ -1,6 +1,6 @@
 package io.github.sparksuppress.bench;
 
-import org.openjdk.jmh.infra.Blackhole;
+import java.util.function.Consumer;
 
 /**
  * One time-ordered buffer driven through the traces. Both implementations keep Kafka's suppression semantics:
@@ -16,11 +16,17 @@ public interface BufferUnderTest {
     /** Puts a new value for every key, in {@code trace.updateOrder} (all keys buffered: all updates). */
     void updateAll(BufferTrace trace);
 
-    /** Evicts oldest-first until the buffer is empty; returns how many entries left. */
-    int evictAll(Blackhole sink);
+    /**
+     * Evicts oldest-first until the buffer is empty, handing each evicted record to {@code out}; returns how many
+     * entries left. JMH passes its Blackhole ({@code sink::consume}); {@link BufferAgreement} a recorder.
+     */
+    int evictAll(Consumer<Object> out);
 
-    /** Replays a suppression: each put followed by the time-limit and size-bound evictions. */
-    void replay(SuppressTrace trace, Blackhole sink);
+    /** Replays a suppression: each put followed by the time-limit and size-bound evictions, handed to {@code out}. */
+    void replay(SuppressTrace trace, Consumer<Object> out);
+
+    /** An evicted record as handed to {@code out}, as "key value timestamp" (bytes in hex), for comparing buffers. */
+    String describe(Object evicted);
 
     int numRecords();
 

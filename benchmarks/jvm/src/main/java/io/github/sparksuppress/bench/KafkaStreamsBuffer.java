@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Properties;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
@@ -14,8 +15,8 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.internals.InMemoryTimeOrderedKeyValueChangeBuffer;
+import org.apache.kafka.streams.state.internals.TimeOrderedKeyValueBuffer;
 import org.apache.kafka.test.MockInternalProcessorContext;
-import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Kafka Streams' {@code InMemoryTimeOrderedKeyValueChangeBuffer}, the buffer behind {@code suppress}, hosted the
@@ -94,14 +95,14 @@ public final class KafkaStreamsBuffer implements BufferUnderTest {
     }
 
     @Override
-    public int evictAll(Blackhole sink) {
+    public int evictAll(Consumer<Object> out) {
         int before = buffer.numRecords();
-        buffer.evictWhile(() -> true, sink::consume);
+        buffer.evictWhile(() -> true, out::accept);
         return before - buffer.numRecords();
     }
 
     @Override
-    public void replay(SuppressTrace t, Blackhole sink) {
+    public void replay(SuppressTrace t, Consumer<Object> out) {
         if (preparedReplay != t) {
             int[] identity = new int[t.records];
             for (int i = 0; i < t.records; i++) identity[i] = i;
@@ -117,9 +118,17 @@ public final class KafkaStreamsBuffer implements BufferUnderTest {
             if (ts > streamTime) streamTime = ts;
             // Kafka's suppress processor: evict what the time limit lets out, then enforce the bound.
             final long expiry = streamTime - t.timeLimitMs;
-            b.evictWhile(() -> b.minTimestamp() <= expiry, sink::consume);
-            if (b.numRecords() > t.maxRecords) b.evictWhile(() -> b.numRecords() > t.maxRecords, sink::consume);
+            b.evictWhile(() -> b.minTimestamp() <= expiry, out::accept);
+            if (b.numRecords() > t.maxRecords) b.evictWhile(() -> b.numRecords() > t.maxRecords, out::accept);
         }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public String describe(Object evicted) {
+        TimeOrderedKeyValueBuffer.Eviction<byte[], Change<byte[]>> e =
+            (TimeOrderedKeyValueBuffer.Eviction<byte[], Change<byte[]>>) evicted;
+        return BufferAgreement.line(e.key(), e.value().newValue, e.recordContext().timestamp());
     }
 
     @Override

@@ -3,7 +3,9 @@ package io.github.sparksuppress.bench;
 import io.github.sparksuppress.core.BufferTimeRule;
 import io.github.sparksuppress.core.KeyOps;
 import io.github.sparksuppress.core.SuppressionBuffer;
-import org.openjdk.jmh.infra.Blackhole;
+import java.util.function.Consumer;
+
+import io.github.sparksuppress.core.BufferedRecord;
 
 /** spark-suppress's {@link SuppressionBuffer} (byte-array keys, as the Spark adapter keys it). */
 public final class SparkSuppressBuffer implements BufferUnderTest {
@@ -36,26 +38,33 @@ public final class SparkSuppressBuffer implements BufferUnderTest {
     }
 
     @Override
-    public int evictAll(Blackhole sink) {
+    public int evictAll(Consumer<Object> out) {
         int n = 0;
         while (buffer.nonEmpty()) {
-            sink.consume(buffer.evictOldest());
+            out.accept(buffer.evictOldest());
             n++;
         }
         return n;
     }
 
     @Override
-    public void replay(SuppressTrace t, Blackhole sink) {
+    public void replay(SuppressTrace t, Consumer<Object> out) {
         long streamTime = Long.MIN_VALUE;
         for (int i = 0; i < t.records; i++) {
             long ts = t.timestamps[i];
             buffer.put(t.keys[i], t.values[i], ts, ts, t.entrySizes[i]);
             if (ts > streamTime) streamTime = ts;
             long expiry = streamTime - t.timeLimitMs;
-            while (buffer.minBufferTime() <= expiry) sink.consume(buffer.evictOldest());
-            while (buffer.numRecords() > t.maxRecords) sink.consume(buffer.evictOldest());
+            while (buffer.minBufferTime() <= expiry) out.accept(buffer.evictOldest());
+            while (buffer.numRecords() > t.maxRecords) out.accept(buffer.evictOldest());
         }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public String describe(Object evicted) {
+        BufferedRecord<byte[], byte[]> r = (BufferedRecord<byte[], byte[]>) evicted;
+        return BufferAgreement.line(r.key(), r.value(), r.timestamp());
     }
 
     @Override

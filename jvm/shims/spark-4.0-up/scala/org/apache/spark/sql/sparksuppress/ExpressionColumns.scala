@@ -1,7 +1,8 @@
 package org.apache.spark.sql.sparksuppress
 
-import org.apache.spark.sql.Column
+import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.classic
 import org.apache.spark.sql.classic.ExpressionUtils
 
 /**
@@ -15,4 +16,10 @@ object ExpressionColumns {
 
   /** A Column's (possibly unresolved) Catalyst expression, for an expression spark-suppress builds around it. */
   def expression(c: Column): Expression = ExpressionUtils.expression(c)
+
+  /**
+   * `c` as a tree of Catalyst expressions, for rewriting parts of it: [[expression]] wraps a Column whole, to be
+   * converted when the analyzer reaches it, so no rule can look inside before then.
+   */
+  def expressionTree(df: DataFrame, c: Column): Expression = df.sparkSession.asInstanceOf[classic.SparkSession].expression(c)
 }

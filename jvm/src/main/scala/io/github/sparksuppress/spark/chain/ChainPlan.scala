@@ -215,21 +215,10 @@ object ChainPlan {
             case other => other.graceMs
           }
         case None if i == 0 && windowedInput =>
-          s.graceMs.getOrElse(throw new IllegalArgumentException(
-            s"$op: untilWindowCloses needs grace: how long after a window's end late updates may still arrive."))
-        case None =>
-          throw new IllegalArgumentException(
-            s"$op: untilWindowCloses needs windowed input: Window close time is only defined for windowed " +
-              "computations. Put it after aggregate_windowed, or use untilTimeLimit after a non-windowed aggregate.")
+          s.graceMs.getOrElse(throw SuppressPlan.noGrace(op))
+        case None => throw SuppressPlan.notWindowed(op)
       }
-    if (s.spillToDisk) {
-      val provider = df.sparkSession.conf.get("spark.sql.streaming.stateStore.providerClass", "")
-      if (!provider.contains("RocksDB")) {
-        throw new IllegalArgumentException(
-          s"$op: spillToDisk() keeps the buffer in the RocksDB state store, but spark.sql.streaming.stateStore.providerClass " +
-            s"is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)" else provider}'. Set it to ${SuppressPlan.RocksDBProvider}.")
-      }
-    }
+    if (s.spillToDisk) SuppressPlan.requireRocksDB(df, op)
     val spec = s.spec.copy(name = op, timeLimitMs = limit)
     val schema = r.schema
     val keyIdx = chainKey.map(k => InputColumns.index(schema, k, "key", op)).toArray

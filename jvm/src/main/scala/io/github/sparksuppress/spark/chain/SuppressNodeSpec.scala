@@ -27,16 +27,9 @@ final case class SuppressNodeSpec(
 
   def newNode(): ChainNode[ChainKey] = new SuppressNode[ChainKey](spec, untilWindowCloses, size)
 
-  private def size(r: ChainRecord[ChainKey]): Long = {
-    val row = r.value.asInstanceOf[Row]
-    val value = if (r.isTombstone || row == null) 0L else EntrySize.ofColumns(row, inputSchema, valueColumns)
-    sizeModel match {
-      case EntrySizeModel.ValueBytes => value
-      case EntrySizeModel.Kafka =>
-        val window = if (r.window != null) EntrySize.WindowOverhead else 0L
-        EntrySize.FixedOverhead + (if (row == null) 0L else EntrySize.ofColumns(row, inputSchema, keyColumns)) + window + value
-    }
-  }
+  private def size(r: ChainRecord[ChainKey]): Long =
+    EntrySize.ofEntry(sizeModel, r.value.asInstanceOf[Row], inputSchema, keyColumns, valueColumns, r.window != null,
+      r.isTombstone)
 
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = {
     val s = node.asInstanceOf[SuppressNode[ChainKey]]

@@ -1,8 +1,9 @@
 package io.github.sparksuppress.spark.common
 
-
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
+
+import io.github.sparksuppress.core.EntrySizeModel
 
 /**
  * The byte size a buffered entry counts against `maxBytes`, modelled on Kafka's estimate so that a bound tuned
@@ -53,6 +54,21 @@ private[sparksuppress] object EntrySize {
     case m: MapType =>
       v.asInstanceOf[scala.collection.Map[Any, Any]].iterator.map { case (k, x) => of(m.keyType, k) + of(m.valueType, x) }.sum
     case _ => 0L
+  }
+
+  /**
+   * The size of one buffered entry under `model`: Kafka's formula above, or the value's bytes alone. `row` may be
+   * null (an entry known only by its key and window), which counts as a tombstone with an empty key.
+   */
+  def ofEntry(model: EntrySizeModel, row: Row, schema: StructType, keyColumns: Array[Int],
+      valueColumns: Array[Int], windowed: Boolean, tombstone: Boolean): Long = {
+    val value = if (tombstone || row == null) 0L else ofColumns(row, schema, valueColumns)
+    model match {
+      case EntrySizeModel.ValueBytes => value
+      case EntrySizeModel.Kafka =>
+        val key = if (row == null) 0L else ofColumns(row, schema, keyColumns)
+        FixedOverhead + key + (if (windowed) WindowOverhead else 0L) + value
+    }
   }
 
   /** Sum of the sizes of `row`'s columns at `indices`. */

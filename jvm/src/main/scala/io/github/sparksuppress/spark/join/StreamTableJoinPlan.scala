@@ -37,53 +37,11 @@ private[sparksuppress] object StreamTableJoinPlan {
     val table = j.table
     InputColumns.requireStreaming(stream, "the stream", operator)
     InputColumns.requireStreaming(table.changelog, "the table changelog", operator)
-    if (j.on == null || j.on.isEmpty) throw new IllegalArgumentException(s"$operator: on must name at least one key column.")
-    InputColumns.distinct(j.on, "on", operator)
-
-    val streamSchema = InputColumns.operatorSchema(stream.schema, nullable = true, "the stream", operator)
-    val tableSchema = InputColumns.operatorSchema(table.changelog.schema, nullable = true, "the table changelog", operator)
-    val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray
-    val tableKeys = j.on.map(k => InputColumns.index(tableSchema, k, "key (on, table side)", operator)).toArray
-    streamKeys.zip(tableKeys).foreach { case (s, t) =>
-      val (sf, tf) = (streamSchema.fields(s), tableSchema.fields(t))
-      KeyEncoding.requireGroupable(sf.dataType, sf.name)
-      if (sf.dataType != tf.dataType) {
-        throw new IllegalArgumentException(
-          s"$operator: key column '${sf.name}' is ${sf.dataType.simpleString} on the stream side but " +
-            s"${tf.dataType.simpleString} on the table side; both sides need the same key type. Cast one side, " +
-            s"""e.g. col("${tf.name}").cast("${sf.dataType.simpleString}").""")
-      }
-    }
-    val streamTs = InputColumns.index(streamSchema, j.streamTimestamp, "stream timestamp", operator)
-    InputColumns.requireTimestamp(streamSchema, streamTs, "stream timestamp", operator)
-    val tableTs = InputColumns.index(tableSchema, table.timestamp, "table timestamp", operator)
-    InputColumns.requireTimestamp(tableSchema, tableTs, "table timestamp", operator)
-    val tombstone = table.tombstone.map { t =>
-      val i = InputColumns.index(tableSchema, t, "tombstone", operator)
-      InputColumns.requireBoolean(tableSchema, i, "tombstone", operator)
-      i
-    }
-    if (streamKeys.contains(streamTs)) {
-      throw new IllegalArgumentException(s"$operator: key column '${streamSchema.fields(streamTs).name}' is also the stream timestamp.")
-    }
-    (tombstone.toSeq :+ tableTs).find(tableKeys.contains).foreach { i =>
-      throw new IllegalArgumentException(
-        s"$operator: key column '${tableSchema.fields(i).name}' is also the table's timestamp or tombstone column.")
-    }
-    val tableValues = tableSchema.indices.filterNot(i => tableKeys.contains(i) || i == tableTs || tombstone.contains(i)).toArray
-    val tableValueSchema = StructType(tableValues.map(tableSchema.fields))
-    val clashes = tableValueSchema.fieldNames.filter(n => streamSchema.fieldNames.exists(_.equalsIgnoreCase(n)))
-    if (clashes.nonEmpty) {
-      throw new IllegalArgumentException(
-        s"$operator: the output would have two columns named ${clashes.mkString("'", "', '", "'")} (a stream column " +
-          "and a table value column). Rename one side first, e.g. table.withColumnRenamed(\"" + clashes.head +
-          "\", \"table_" + clashes.head + "\").")
-    }
-    streamSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
-    tableValueSchema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
+    val resolved = JoinColumns.resolve(j, stream.schema, table.changelog.schema, operator)
+    import resolved.{streamKeys, streamSchema, streamTs, tableSchema, tableValueSchema}
 
     val spec = j.spec
-    val streamValues = streamSchema.indices.filterNot(i => streamKeys.contains(i) || i == streamTs).toArray
+    val streamValues = resolved.streamValues
     // Without a grace period nothing waits, and without a watermark on the stream there is nothing to release on.
     val releaseByWatermark = j.watermarkRelease && spec.graceMs.isDefined &&
       stream.schema.fields.exists(WatermarkBypass.hasMarker)
@@ -94,9 +52,7 @@ private[sparksuppress] object StreamTableJoinPlan {
     }
     val params = JoinParams(name, j.explicitName, spec, streamSchema, tableValueSchema, streamKeys, streamValues,
       releaseByWatermark, j.idleTimeoutMs)
-    // Columns are referred to by the names they resolved to (they may differ in case from what the user gave).
-    val tableColumns = TableColumns(tableKeys.map(tableSchema(_).name).toSeq, tableSchema(tableTs).name,
-      tombstone.map(tableSchema(_).name), tableValueSchema)
+    val tableColumns = resolved.tableColumns
     val seed = table.initialVersions.map(v => new InitialVersions(v, tableColumns, tableSchema, operator))
     val op = registerMetrics(stream, name)
 
@@ -201,11 +157,6 @@ private[sparksuppress] object StreamTableJoinPlan {
       Seq(lit(side), k, keyNull(keys), valueNull, time(timestamp), ArrivalSequence.column, streamRow, tableRow, tombstone,
         shard(k)).zip(In.names).map { case (c, n) => c.as(n) }
     }
-  }
-
-  /** The table's columns, by the names they resolved to; `values` are the value columns. */
-  private final case class TableColumns(keys: Seq[String], timestamp: String, tombstone: Option[String], values: StructType) {
-    def all: Seq[String] = keys ++ Seq(timestamp) ++ tombstone.toSeq ++ values.fieldNames
   }
 
   /** The table's initial versions as Spark's initial state of both operators. */

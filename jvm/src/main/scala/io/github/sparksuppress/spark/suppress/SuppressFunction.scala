@@ -186,15 +186,9 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     new GenericRow(values)
   }
 
-  private def size(payload: Row): Long = {
-    val value = if (isTombstone(payload)) 0L else EntrySize.ofColumns(payload, p.inputSchema, p.valueColumns)
-    p.sizeModel match {
-      case EntrySizeModel.ValueBytes => value
-      case EntrySizeModel.Kafka =>
-        val window = if (p.window.isDefined) EntrySize.WindowOverhead else 0L
-        EntrySize.FixedOverhead + EntrySize.ofColumns(payload, p.inputSchema, p.keyColumns) + window + value
-    }
-  }
+  private def size(payload: Row): Long =
+    EntrySize.ofEntry(p.sizeModel, payload, p.inputSchema, p.keyColumns, p.valueColumns, p.window.isDefined,
+      isTombstone(payload))
 
   @transient private lazy val BySeq: java.util.Comparator[Row] =
     (a: Row, b: Row) => java.lang.Long.compare(a.getLong(n + 1), b.getLong(n + 1))

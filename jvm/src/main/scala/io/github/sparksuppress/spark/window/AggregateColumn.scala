@@ -266,6 +266,79 @@ private[sparksuppress] object PositionalAggregate {
   }
 }
 
+/**
+ * `latest(value[, order])` ([[LatestArrival]]): Kafka's `reduce((v1, v2) -> v2)`, the latest non-null value to
+ * arrive. Every micro-batch arrives after the ones before it, whatever its event times; within one micro-batch the
+ * record with the greatest `order` (e.g. a Kafka offset) is the latest, ties and the case without `order` going to
+ * the order the key's records reach the operator (a source partition's order). Null values are skipped: Kafka's
+ * reduce never sees one. Null orders sort first.
+ */
+private[sparksuppress] final case class ArrivalAggregate(name: String, input: Int, resultType: DataType, order: Option[(Int, DataType)])
+    extends AggregateColumn {
+  def layout: String = s"latest(${resultType.simpleString},${order.map(_._2.simpleString).getOrElse("arrival")})"
+  @transient private[spark] lazy val values = new ValueCodec(resultType)
+  @transient private[spark] lazy val orders = order.map { case (_, t) => (new ValueCodec(t), ValueOrdering.forType(t).get) }
+  def newAccumulator(): AggregatePartial = new ArrivalAggregate.Acc(this)
+}
+
+private[sparksuppress] object ArrivalAggregate {
+  /** `seq` of a value read back from stored state: it arrived before every record of the running micro-batch. */
+  private final val Stored = Long.MinValue
+
+  final class Acc(spec: ArrivalAggregate) extends AggregatePartial {
+    var set = false
+    var value: Any = null
+    var order: Any = null
+    var seq = Stored
+
+    private def compareOrders(a: Any, b: Any): Int = spec.orders match {
+      case None => 0
+      case Some((_, ordering)) =>
+        if (a == null || b == null) java.lang.Boolean.compare(a != null, b != null) else ordering.compare(a, b)
+    }
+
+    private def offer(v: Any, o: Any, s: Long): Unit = {
+      val later = !set || (s != Stored && (seq == Stored || {
+        val c = compareOrders(o, order)
+        if (c != 0) c > 0 else s >= seq
+      }))
+      if (later) { set = true; value = v; order = o; seq = s }
+    }
+
+    def add(r: InputRecord): Unit = if (!r.isNullAt(spec.input)) {
+      val o = spec.order match {
+        case Some((i, _)) if !r.isNullAt(i) => r.get(i)
+        case _ => null
+      }
+      offer(r.get(spec.input), o, r.seq)
+    }
+    def merge(other: AggregatePartial): Unit = {
+      val o = other.asInstanceOf[Acc]
+      if (o.set) offer(o.value, o.order, o.seq)
+    }
+    def copy(): AggregatePartial = { val c = new Acc(spec); c.set = set; c.value = value; c.order = order; c.seq = seq; c }
+    def result(): Any = value
+    def write(out: ByteWriter): Unit = {
+      out.writeByte(if (set) 1 else 0)
+      if (set) {
+        out.writeZigZag(seq)
+        spec.values.write(out, value)
+        spec.orders.foreach { case (codec, _) => codec.write(out, order) }
+      }
+    }
+    def read(in: ByteReader): Unit = {
+      set = in.readByte() != 0
+      if (set) {
+        seq = in.readZigZag()
+        value = spec.values.read(in)
+        order = spec.orders.map { case (codec, _) => codec.read(in) }.orNull
+      }
+    }
+
+    override def settle(): Unit = seq = Stored
+  }
+}
+
 /** Exact decimal arithmetic helpers for sum and avg. */
 private[spark] object Decimals {
   def of(v: Any): JBigDecimal = v match {

@@ -25,15 +25,16 @@ private[spark] object WindowAggregateResolver {
   final case class Resolved(aggregates: Array[AggregateColumn], inputColumns: Seq[Column], inputSchema: StructType)
 
   val Supported: String =
-    "count, sum, min, max, avg (mean), first and last (without DISTINCT or FILTER), or a typed Aggregator " +
-      "passed as functions.udaf(aggregator)(columns...)"
+    "count, sum, min, max, avg (mean), first and last (without DISTINCT or FILTER), latest (spark-suppress's " +
+      "arrival-order reduce), or a typed Aggregator passed as functions.udaf(aggregator)(columns...)"
 
   def resolve(df: DataFrame, aggregations: Seq[Column], operator: String): Resolved = {
     if (aggregations == null || aggregations.isEmpty || aggregations.contains(null)) {
       throw new IllegalArgumentException(
         s"""$operator: aggregations must list at least one aggregate column, e.g. count("*").as("n"); supported: $Supported.""")
     }
-    val analyzed = try df.agg(aggregations.head, aggregations.tail: _*).queryExecution.analyzed catch {
+    val bound = aggregations.map(c => ExpressionColumns.column(LatestArrival.bind(ExpressionColumns.expressionTree(df, c))))
+    val analyzed = try df.agg(bound.head, bound.tail: _*).queryExecution.analyzed catch {
       case e: AnalysisException =>
         throw new IllegalArgumentException(
           s"$operator: the aggregations cannot be resolved against the input (columns " +
@@ -74,6 +75,7 @@ private[spark] object WindowAggregateResolver {
           case m: Max => extreme(name, m.child, isMax = true, operator, input)
           case f: First => positional(name, f.child, isLast = false, f.ignoreNulls, input)
           case l: Last => positional(name, l.child, isLast = true, l.ignoreNulls, input)
+          case latest: LatestArrival => arrival(name, latest, operator, input)
           case t: ScalaAggregator[_, _, _] =>
             val positions = t.children.map(input).toArray
             TypedAggregateColumn(
@@ -116,6 +118,21 @@ private[spark] object WindowAggregateResolver {
           s"min and max support ${ValueOrdering.supportedTypes}.")
     }
     ExtremeAggregate(name, input(child), child.dataType, isMax)
+  }
+
+  private def arrival(name: String, latest: LatestArrival, operator: String, input: Expression => Int): AggregateColumn = {
+    val (value, order) = latest.resolvedArguments
+    RowCodec.requireSupported(value.dataType, name)
+    order.foreach { o =>
+      if (ValueOrdering.forType(o.dataType).isEmpty) {
+        throw new IllegalArgumentException(
+          s"$operator: aggregation '$name' is latest ordered by ${o.dataType.simpleString}; the order column must be " +
+            s"one of ${ValueOrdering.supportedTypes} (e.g. a Kafka offset).")
+      }
+      RowCodec.requireSupported(o.dataType, name)
+    }
+    val v = input(value)
+    ArrivalAggregate(name, v, value.dataType, order.map(o => (input(o), o.dataType)))
   }
 
   private def positional(name: String, child: Expression, isLast: Boolean, ignoreNulls: Boolean, input: Expression => Int): AggregateColumn = {

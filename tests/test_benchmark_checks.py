@@ -1,0 +1,297 @@
+"""The benchmarks' result checks (benchmarks/harness/checks.py) must fail on wrong outputs: each is fed a right
+output, worked out by hand from Kafka's rules, and deliberately wrong ones (a pass-through rate limiter, a join
+that takes the latest version, a duplicated result). Pure Python: no Spark session."""
+
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+
+from harness import checks  # noqa: E402
+from harness.pandas_jobs import limit_step  # noqa: E402
+
+# (key, Scala 2.13's MurmurHash3.bytesHash(KeyEncoding bytes, arraySeed), Spark's Murmur3 hash of the UTF-8 bytes
+# with seed 42), printed by the JVM's own functions (scala-library 2.13.18, spark-unsafe 4.3.0).
+JVM_HASHES = [
+    ("k0000000", -154673263, -1069513282),
+    ("k0000001", -960505619, -964949785),
+    ("k0000999", -1320895744, 158662304),
+    ("k0009999", 1567653795, -251494921),
+    ("~flush00", -2135521056, 1801480749),
+    ("abc", 2072592948, 1322437556),
+    ("", 1997532335, 142593372),
+    ("é", 1031807144, 2119106806),
+    ("k00001", 481647620, 758505399),
+]
+
+
+def test_shard_hashes_match_the_jvm():
+    for key, scala, spark in JVM_HASHES:
+        assert checks.scala_bytes_hash(checks.key_bytes(key)) == scala, key
+        assert checks.spark_hash_bytes(key.encode("utf-8")) == spark, key
+        assert checks.library_shard(2)(key) == scala % 2
+        assert checks.spark_hash_shard(2)(key) == spark % 2
+
+
+def test_watermarks_follow_the_batches_before():
+    assert checks.watermarks([100, None, 50, 3000], 20) == [0, 80, 80, 80]
+
+
+def test_rate_limit_reference_worked_by_hand():
+    # Time limit 10, at most 2 keys, no watermark delay, one shard.
+    batches = [[("a", 0, 1), ("b", 1, 2), ("a", 5, 3), ("c", 6, 4)], [("d", 20, 5)]]
+    out = checks.rate_limit_reference(batches, 10, 2, 0, lambda k: 0)
+    # c makes 3 keys: the oldest by buffer time, a (buffered at 0, updated at 5), leaves early with its latest
+    # update. d moves stream time to 20: b (1) and c (6) are due (<= 20 - 10). d waits.
+    assert sorted(out) == [(0, "a", 5, 3), (1, "b", 1, 2), (1, "c", 6, 4)]
+
+
+def test_rate_limit_reference_breaks_ties_by_key_and_uses_the_watermark():
+    # Equal buffer times: the smaller key leaves first, although it came last.
+    out = checks.rate_limit_reference([[("b", 5, 1), ("c", 5, 2), ("a", 5, 3)]], 100, 2, 0, lambda k: 0)
+    assert out == [(0, "a", 5, 3)]
+    # Shard 1 gets no record in batch 1, but the watermark there (30 - 5) makes its x (buffered at 12) due.
+    shard = lambda k: 1 if k == "x" else 0  # noqa: E731
+    out = checks.rate_limit_reference([[("x", 12, 1), ("y", 30, 2)], [("y", 31, 3)]], 10, 100, 5, shard)
+    assert out == [(1, "x", 12, 1)]
+
+
+def _pass_through(batches):
+    return [(b, k, ts, v) for b, rows in enumerate(batches) for k, ts, v in rows]
+
+
+def test_rate_limit_check_fails_a_pass_through_limiter_and_early_or_late_rows():
+    batches = [[("a", 0, 1), ("b", 1, 2), ("a", 5, 3), ("c", 6, 4)], [("d", 20, 5)]]
+    reference = checks.rate_limit_reference(batches, 10, 2, 0, lambda k: 0)
+    assert checks.check_rate_limit(reference, list(reference))["ok"]
+    assert checks.check_rate_limit(reference, [(None,) + r[1:] for r in reference])["ok"]  # batch unknown
+
+    passed = checks.check_rate_limit(reference, _pass_through(batches))
+    assert not passed["ok"] and passed["unexpected"] > 0
+    # Only each key's last update, and no early eviction: what the old check accepted.
+    last_only = [(1, "a", 5, 3), (1, "b", 1, 2), (1, "c", 6, 4)]
+    c = checks.check_rate_limit(reference, last_only)
+    assert not c["ok"] and c["missing"] == 0 and c["wrong_batch"] == 1
+    dropped = checks.check_rate_limit(reference, reference[1:])
+    assert not dropped["ok"] and dropped["missing"] == 1
+    twice = checks.check_rate_limit(reference, reference + reference[:1])
+    assert not twice["ok"] and twice["unexpected"] == 1
+
+
+def test_the_pandas_jobs_rule_agrees_with_the_reference_on_random_updates():
+    """The PySpark jobs' limiter (limit_step, one call per shard and batch as Spark makes it) against the reference
+    written from Kafka's rules: two implementations, so a slip in either shows."""
+    rng = np.random.default_rng(11)
+    for trial in range(30):
+        keys = [f"k{i}" for i in range(rng.integers(2, 30))]
+        batches, seq, base = [], 0, 1_000
+        for _ in range(rng.integers(1, 6)):
+            rows = []
+            for _ in range(rng.integers(0, 40)):
+                base += int(rng.integers(0, 4))
+                rows.append((keys[rng.integers(len(keys))], base - int(rng.integers(0, 5)), int(rng.integers(100))))
+            batches.append(rows)
+        limit, cap, delay = int(rng.integers(1, 30)), int(rng.integers(1, 8)), int(rng.integers(0, 6))
+        shard = checks.spark_hash_shard(2)
+        reference = checks.rate_limit_reference(batches, limit, cap, delay, shard)
+
+        got, buffers, seq = [], {0: {}, 1: {}}, 0
+        marks = checks.watermarks([max((r[1] for r in b), default=None) for b in batches] + [None], delay)
+        for b, rows in enumerate(batches + [[]]):
+            for s in (0, 1):
+                mine = [r for r in rows if shard(r[0]) == s]
+                pdf = pd.DataFrame(
+                    {
+                        "key": [r[0] for r in mine],
+                        "ms": [r[1] for r in mine],
+                        "value": [r[2] for r in mine],
+                        "seq": list(range(seq, seq + len(mine))),
+                    }
+                )
+                seq += len(mine)
+                (ks, ts, vs), _ = limit_step(buffers[s], marks[b], pdf if mine else None, limit, cap)
+                got += [(b, k, t, v) for k, t, v in zip(ks, ts, vs)]
+        assert checks.check_rate_limit(reference, got)["ok"], trial
+
+
+# One shard, history retention far longer than the example. Table: k's first version at 0 (tier 1) arrives in
+# batch 0; a version at 10 (tier 2) arrives late, in batch 1; one at 100 (tier 3) in batch 2.
+TABLE = [[("k", 0, 1)], [("k", 10, 2)], [("k", 100, 3)]]
+STREAM = [[("k", 12)], [("k", 30)], [("z", 1_000)]]  # z: a flush record of another key
+
+
+def test_version_at_timestamp_and_latest_version():
+    table = [r for t in TABLE for r in t]
+    assert checks.version_at_timestamp([("k", 12), ("k", 9), ("k", 100), ("z", 5)], table) == [2, 1, 3, None]
+    assert checks.latest_version([("k", 12), ("z", 5)], table) == [3, None]
+
+
+def test_grace_join_reference_worked_by_hand():
+    batches = list(zip(STREAM, TABLE))
+    # Grace 0: the record at 12 is joined in batch 0, before the version at 10 has arrived: tier 1.
+    assert checks.grace_join_reference(batches, 0, 10_000, lambda k: 0) == [[1], [2], [None]]
+    # Grace 5: it waits until stream time reaches 17 (batch 1, after that batch's table update): tier 2. The
+    # record at 30 leaves in batch 2 (stream time 1,000), after the version at 100 arrived, as of 30: tier 2.
+    # The last record waits for a time that never comes.
+    assert checks.grace_join_reference(batches, 5, 10_000, lambda k: 0) == [[2], [2], [checks.NOT_JOINED]]
+
+
+def test_grace_join_reference_applies_the_history_retention():
+    # Retention 10: j's write at 50 is older than observed (100) - 10 and rejected; a lookup at 80 (< 90) sees only
+    # k's latest version, which is newer than 80: nothing. A lookup at 95 is within retention.
+    batches = [([("j", 95), ("k", 80), ("k", 95)], [("k", 60, 4), ("k", 100, 1), ("j", 50, 7)])]
+    assert checks.grace_join_reference(batches, 0, 10, lambda k: 0) == [[None, None, 4]]
+
+
+def test_join_check_fails_the_latest_version_a_missing_and_a_repeated_row():
+    table = [r for t in TABLE for r in t]
+    stream = [("k", 12, 7), ("k", 30, 8)]
+    at_ts = checks.version_at_timestamp([(k, ts) for k, ts, _ in stream], table)
+    expected = [r + (v,) for r, v in zip(stream, at_ts)]
+    assert checks.check_join(expected, list(expected))["ok"]
+    latest = [r + (v,) for r, v in zip(stream, checks.latest_version([(k, ts) for k, ts, _ in stream], table))]
+    c = checks.check_join(expected, latest)
+    assert not c["ok"] and c["wrong_rows"] == 2
+    assert not checks.check_join(expected, expected[:1])["ok"]
+    repeated = checks.check_join(expected, expected + expected[:1])
+    assert not repeated["ok"] and repeated["wrong_rows"] == 1
+
+
+def test_kafka_check_fails_a_duplicated_or_wrong_result_and_checks_every_run():
+    expected = {"a@0": 3, "b@0": 1}
+    right = checks.check_kafka_run(dict(expected), expected, 0)
+    assert right["same_final_rows"]
+    # The driver keeps the last result per key: a window's result coming twice looks right in the file.
+    assert not checks.check_kafka_run(dict(expected), expected, 1)["same_final_rows"]
+    assert not checks.check_kafka_run({"a@0": 2, "b@0": 1}, expected, 0)["same_final_rows"]
+    assert not checks.check_kafka_run({"a@0": 3}, expected, 0)["same_final_rows"]
+    wrong = checks.check_kafka_run({"a@0": 2, "b@0": 1}, expected, 0)
+    assert not checks.every_run_holds({"kafka-streams": [right], "spark-suppress": [wrong, right]})
+    assert checks.every_run_holds({"kafka-streams": [right], "spark-suppress": [right, right]})
+
+
+def test_buffer_agreement_fails_other_records_another_order_or_nothing():
+    ours = ["6b31 aa 5", "6b32 bb 5", "6b33 cc 7"]
+    assert checks.compare_evictions(ours, list(ours)) == {
+        "evictions_compared": 3,
+        "first_difference": None,
+        "same": True,
+    }
+    swapped = checks.compare_evictions(ours, [ours[1], ours[0], ours[2]])
+    assert not swapped["same"] and swapped["first_difference"] == 0
+    other_value = checks.compare_evictions(ours, ours[:2] + ["6b33 dd 7"])
+    assert not other_value["same"] and other_value["first_difference"] == 2
+    assert not checks.compare_evictions(ours, ours[:2])["same"]  # one record never evicted
+    assert not checks.compare_evictions([], [])["same"]  # nothing compared proves nothing
+
+
+def test_event_files_are_read_in_name_order(tmp_path):
+    """Spark's file source orders files by modification time; files written within one millisecond would come in
+    listing order, and a table file could be read a micro-batch after the event file of the same number."""
+    from harness.events import _in_name_order
+
+    # Nanoseconds apart in name order, but the same millisecond to Java.
+    for i, name in enumerate(("part-00000.parquet", "part-00001.parquet", "part-00002.parquet")):
+        (tmp_path / name).write_bytes(b"")
+        os.utime(tmp_path / name, ns=(1_000_000_000 + i, 1_000_000_000 + i))
+    _in_name_order(str(tmp_path))
+    millis = [os.stat(tmp_path / f"part-0000{i}.parquet").st_mtime_ns // 1_000_000 for i in range(3)]
+    assert millis[0] < millis[1] < millis[2]
+
+
+def test_join_check_reports_rows_whose_nulls_and_values_differ():
+    # A left join's null beside a value for the same record: the examples must still come out.
+    c = checks.check_join([("k", 1, 7, None)], [("k", 1, 7, 3), ("k", 1, 7, None), ("k", 1, 7, None)])
+    assert not c["ok"] and c["wrong_rows"] == 2 and c["first_wrong"] == [("k", 1, 7, 3), ("k", 1, 7, None)]
+
+
+def test_kafka_benchmark_passes_the_drivers_duplicate_count_to_the_check(tmp_path):
+    """The driver's results file keeps one line per key (the last result), so a repeat shows only in its count."""
+    from harness.kafka_streams import _check
+
+    rows = tmp_path / "results.csv"
+    rows.write_text("a@0,3\nb@0,1\n")
+    assert _check(str(rows), {"a@0": 3, "b@0": 1}, 0)["same_final_rows"]
+    repeated = _check(str(rows), {"a@0": 3, "b@0": 1}, 2)
+    assert not repeated["same_final_rows"] and repeated["duplicate_results"] == 2
+
+
+def test_rate_limit_benchmark_reads_inputs_in_arrival_order_and_outputs_with_their_batch(tmp_path):
+    """The plumbing between Parquet and the check: input files in name order and rows in seq order; output rows
+    with the micro-batch the sink's log gives their file; timestamps in any unit as milliseconds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from harness.rate_limit import input_batches, output_rows
+
+    def events(rows, unit):
+        keys, ms, values, seqs = zip(*rows)
+        return pa.table(
+            {
+                "key": list(keys),
+                "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms], pa.timestamp(unit, tz="UTC")),
+                "value": pa.array(values, pa.int64()),
+                "seq": pa.array(seqs, pa.int64()),
+            }
+        )
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    pq.write_table(events([("b", 5, 2, 1), ("a", 3, 1, 0)], "ms"), inputs / "part-00000.parquet")
+    pq.write_table(events([("c", 9, 3, 2)], "ms"), inputs / "part-00001.parquet")
+    assert input_batches(str(inputs)) == [[("a", 3, 1), ("b", 5, 2)], [("c", 9, 3)]]
+
+    out = tmp_path / "out"
+    (out / "_spark_metadata").mkdir(parents=True)
+    pq.write_table(events([("a", 3, 1, 0)], "us").drop(["seq"]), out / "part-x.parquet")
+    pq.write_table(events([("c", 9, 3, 0)], "us").drop(["seq"]), out / "part-y.parquet")
+    pq.write_table(events([("z", 1, 1, 0)], "us").drop(["seq"]), out / "part-orphan.parquet")  # not committed
+    (out / "_spark_metadata" / "0").write_text('v1\n{"path":"file:///o/part-x.parquet"}\n')
+    (out / "_spark_metadata" / "2").write_text('v1\n{"path":"file:///o/part-y.parquet"}\n')
+    assert sorted(output_rows(str(out))) == [(0, "a", 3, 1), (2, "c", 9, 3)]
+
+
+def test_join_benchmark_references_from_files(tmp_path):
+    """join._references over the event and table files of the same number, flush records left out (they move
+    every shard's stream time, as in the benchmark)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from harness import join
+
+    flush = [f"~flush{i:02d}" for i in range(8)]
+    assert {checks.library_shard(2)(k) for k in flush} == {0, 1}
+    ms = lambda xs: pa.array(xs, pa.timestamp("ms", tz="UTC"))  # noqa: E731
+    stream = [[("k", 12, 7)], [("k", 30, 8)], [(f, 1_000, 0) for f in flush]]
+    table = [[("k", 0, 1)], [("k", 10, 2)], []]
+    (tmp_path / "e").mkdir()
+    (tmp_path / "t").mkdir()
+    seq = 0
+    for i, (s, t) in enumerate(zip(stream, table)):
+        pq.write_table(
+            pa.table(
+                {
+                    "key": pa.array([r[0] for r in s], pa.string()),
+                    "ts": ms([r[1] for r in s]),
+                    "value": pa.array([r[2] for r in s], pa.int64()),
+                    "seq": pa.array(range(seq, seq + len(s)), pa.int64()),
+                }
+            ),
+            tmp_path / "e" / f"part-{i:05d}.parquet",
+        )
+        seq += len(s)
+        pq.write_table(
+            pa.table(
+                {
+                    "key": pa.array([r[0] for r in t], pa.string()),
+                    "changed_at": ms([r[1] for r in t]),
+                    "tier": pa.array([r[2] for r in t], pa.int64()),
+                }
+            ),
+            tmp_path / "t" / f"part-{i:05d}.parquet",
+        )
+    refs = join._references(str(tmp_path / "e"), str(tmp_path / "t"), [0, 5], 300_000)
+    assert refs["at_timestamp"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
+    assert refs["grace-0ms"] == [("k", 12, 7, 1), ("k", 30, 8, 2)]  # joined before the late version arrived
+    assert refs["grace-5ms"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
