@@ -4,7 +4,7 @@ PYTHON ?= python3
 SBT := build/sbt -Dsbt.log.noformat=true
 VERSION := $(shell cat VERSION)
 
-# ---- Spark lines (project/spark-lines.tsv; README "Spark lines") ----
+# ---- Spark lines (project/spark-lines.tsv; docs/spark-lines.md) ----
 # SPARK picks the line one target works on (default 4.3); SCALA its Scala version (2.12 for 3.5, else 2.13).
 # `make test` without SPARK runs every line (tests/lines.py); `make test SPARK=3.5` the whole suite on one line.
 SPARK ?= 4.3
@@ -37,7 +37,7 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars test conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars lint test conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -74,6 +74,13 @@ jar: $(BUNDLED_JAR)
 jars:
 	@awk '!/^#/ {split($$2, v, "."); print $$1, v[1] "." v[2]}' project/spark-lines.tsv | while read line scala; do \
 		$(MAKE) --no-print-directory jar SPARK=$$line SCALA=$$scala || exit 1; done
+
+# Style: ruff (lint and format check, ruff.toml) on every Python file and mypy on the package (mypy.ini); their
+# versions are pinned in requirements-dev.txt. `make test` runs it first (tests/lines.py: once, on the default line).
+# Whatever SPARK says, it runs in the default line's venv: mypy checks the package against that PySpark's types.
+lint:
+	$(MAKE) --no-print-directory venv SPARK=4.3 SCALA=2.13
+	.venv/bin/python tests/lint.py
 
 test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
 	$(SBT) $(PROJECT)/test
@@ -143,11 +150,12 @@ test: check-vectors
 else ifeq ($(PYSPARK_VERSION),-)
 test: check-vectors test-jvm
 else
-test: check-vectors test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
+test: check-vectors lint test-jvm test-python conformance test-connect conformance-connect $(if $(filter 4.3,$(SPARK)),test-connect-client)
 endif
 
+# The demo is an example beside the package, not part of the wheel (examples/).
 demo: jar
-	$(PY) -m spark_suppress.demo
+	$(PY) examples/demo.py
 
 # The wheel carries every line's jar; spark_suppress picks the one for the running Spark.
 wheel: jars

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PNG plots of a results file, written next to it: ``<results stem>-<benchmark>.png``.
 
-    benchmarks/plots.py [RESULTS.json]     # default: the newest results file
+benchmarks/plots.py [RESULTS.json]     # default: the newest results file
 """
 
 from __future__ import annotations
@@ -90,29 +90,59 @@ def scaling(results: Dict[str, Any], out: str) -> bool:
     p = b["params"]
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     for c in b["curves"]:
-        along_records = sorted((pt for pt in c["points"] if pt["keys"] == p["fixed_keys"]), key=lambda pt: pt["records"])
-        along_keys = sorted((pt for pt in c["points"] if pt["records"] == p["fixed_records"]), key=lambda pt: pt["keys"])
+        along_records = sorted(
+            (pt for pt in c["points"] if pt["keys"] == p["fixed_keys"]), key=lambda pt: pt["records"]
+        )
+        along_keys = sorted(
+            (pt for pt in c["points"] if pt["records"] == p["fixed_records"]), key=lambda pt: pt["keys"]
+        )
         reference = c.get("role") == "reference"
         fmt, style = ("o:", dict(color=COLORS["anchor"])) if reference else ("o-", {})
         name = c["system"] + (" (reference)" if reference else "")
         if not reference:  # the reference runs at the fixed number of records only
-            axes[0].plot([pt["records"] for pt in along_records], [pt["steady_us_per_record"] for pt in along_records],
-                         "o-", label=f"{name} (steady)")
-            axes[0].plot([pt["records"] for pt in along_records], [pt["us_per_record"] for pt in along_records],
-                         "o--", alpha=0.5, label=f"{name} (wall)")
-        axes[1].plot([pt["keys"] for pt in along_keys], [pt["steady_us_per_record"] for pt in along_keys], fmt,
-                     label=name, **style)
-        axes[2].plot([pt["keys"] for pt in along_keys], [pt["state_overhead_bytes_per_key"] for pt in along_keys],
-                     fmt, label=f"{name}: in memory", **style)
+            axes[0].plot(
+                [pt["records"] for pt in along_records],
+                [pt["steady_us_per_record"] for pt in along_records],
+                "o-",
+                label=f"{name} (steady)",
+            )
+            axes[0].plot(
+                [pt["records"] for pt in along_records],
+                [pt["us_per_record"] for pt in along_records],
+                "o--",
+                alpha=0.5,
+                label=f"{name} (wall)",
+            )
+        axes[1].plot(
+            [pt["keys"] for pt in along_keys],
+            [pt["steady_us_per_record"] for pt in along_keys],
+            fmt,
+            label=name,
+            **style,
+        )
+        axes[2].plot(
+            [pt["keys"] for pt in along_keys],
+            [pt["state_overhead_bytes_per_key"] for pt in along_keys],
+            fmt,
+            label=f"{name}: in memory",
+            **style,
+        )
         if not reference:
-            axes[2].plot([pt["keys"] for pt in along_keys], [pt["encoded_overhead_bytes_per_key"] for pt in along_keys],
-                         "s--", label=f"{name}: encoded")
+            axes[2].plot(
+                [pt["keys"] for pt in along_keys],
+                [pt["encoded_overhead_bytes_per_key"] for pt in along_keys],
+                "s--",
+                label=f"{name}: encoded",
+            )
     axes[0].set_title(f"time per record vs records ({p['fixed_keys']:,} keys)", fontsize=10)
     axes[1].set_title(f"time per record vs keys ({p['fixed_records']:,} records)", fontsize=10)
     axes[2].set_title("state bytes per buffered key beyond the user's", fontsize=10)
     axes[2].axhline(200, color="#999999", linestyle=":", label="target 200 B")
-    for ax, xl, yl in ((axes[0], "records", "µs per record"), (axes[1], "distinct keys", "µs per record"),
-                       (axes[2], "distinct keys", "bytes per buffered key")):
+    for ax, xl, yl in (
+        (axes[0], "records", "µs per record"),
+        (axes[1], "distinct keys", "µs per record"),
+        (axes[2], "distinct keys", "bytes per buffered key"),
+    ):
         ax.set_xscale("log")
         ax.set_xlabel(xl)
         ax.set_ylabel(yl)
@@ -127,7 +157,7 @@ def join(results: Dict[str, Any], out: str) -> bool:
         return False
     grace = [s for s in b["systems"] if s["system"].startswith("grace-")]
     static = next((s for s in b["systems"] if s["system"] == "stream-static"), None)
-    xs = [int(s["system"][len("grace-"):-2]) / 1000 for s in grace]
+    xs = [int(s["system"][len("grace-") : -2]) / 1000 for s in grace]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     axes[0].plot(xs, [s["records_per_s"] for s in grace], "o-", color=COLORS["library"], label="join_versioned")
     if static:
@@ -156,14 +186,26 @@ def chains(results: Dict[str, Any], out: str) -> bool:
     axes[0].set_ylabel("seconds (median run)")
     axes[0].set_title(f"total time, {b['params']['records']:,} records", fontsize=10)
     for i, s in enumerate(systems):
-        axes[0].text(i, s["seconds"], f"{s['seconds']:.1f} s (x{s.get('time_ratio_to_anchor', 1):.2f})",
-                     ha="center", va="bottom", fontsize=8)
+        axes[0].text(
+            i,
+            s["seconds"],
+            f"{s['seconds']:.1f} s (x{s.get('time_ratio_to_anchor', 1):.2f})",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
     for ax, unit in ((axes[1], "seconds"), (axes[2], "batches")):
         width = 0.38
         for j, stat in enumerate(("median", "p95")):
             xs = [i + (j - 0.5) * width for i in range(len(systems))]
-            ax.bar(xs, [(s.get("delay") or {}).get(unit, {}).get(stat, 0) for s in systems], width,
-                   color=colors, alpha=1.0 if stat == "median" else 0.5, label=stat)
+            ax.bar(
+                xs,
+                [(s.get("delay") or {}).get(unit, {}).get(stat, 0) for s in systems],
+                width,
+                color=colors,
+                alpha=1.0 if stat == "median" else 0.5,
+                label=stat,
+            )
         ax.set_xticks(range(len(systems)))
         ax.set_xticklabels(names)
         ax.set_ylabel(f"delay ({unit})")
@@ -177,8 +219,7 @@ def write_all(results_path: str) -> List[str]:
     stem = os.path.splitext(results_path)[0]
     written = []
     bars = [(n, lambda r, o, n=n: throughput(r, n, o)) for n in THROUGHPUT]
-    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join),
-                                  ("chains", chains)]:
+    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join), ("chains", chains)]:
         out = f"{stem}-{name}.png"
         if fn(results, out):
             written.append(out)

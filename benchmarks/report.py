@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Markdown tables from a benchmark results file, and rewriting them into markdown files.
 
-    benchmarks/report.py README.md benchmarks/README.md   # rewrite the block between the markers in each file
-    benchmarks/report.py                                   # print the tables
-    benchmarks/report.py --results benchmarks/results/X.json README.md
+    benchmarks/report.py benchmarks/README.md   # rewrite the block between the markers in each file given
+    benchmarks/report.py                        # print the tables
+    benchmarks/report.py --results benchmarks/results/X.json benchmarks/README.md
 
 Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``, each on a line of its
-own; everything between them is replaced. By default the tables come from the newest full run in benchmarks/results (the newest run of any
-mode if there is no full one).
+own; everything between them is replaced. By default the tables come from the newest full run in
+benchmarks/results (the newest run of any mode if there is no full one).
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ def latest_results(results_dir: str = RESULTS_DIR, mode: Optional[str] = None) -
     elif mode != "any":
         files = [f for f in files if f.endswith(f"-{mode}.json")]
     if not files:
-        raise SystemExit(f"report.py: no {'' if mode in (None, 'any') else mode + ' '}results in {results_dir}; "
-                         "run `make bench` (or benchmarks/run.py) first")
+        raise SystemExit(
+            f"report.py: no {'' if mode in (None, 'any') else mode + ' '}results in {results_dir}; "
+            "run `make bench` (or benchmarks/run.py) first"
+        )
     return files[-1]
 
 
@@ -49,14 +51,20 @@ def _ratio(x: Optional[float]) -> str:
 
 def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
     m, v = results["machine"], results["versions"]
-    parts = [f"Spark {v.get('spark', v.get('pyspark', '?'))}", f"Scala {v.get('scala', '?')}",
-             f"Python {v.get('python', '?')}", f"spark-suppress {v.get('spark-suppress', '?')}"]
+    parts = [
+        f"Spark {v.get('spark', v.get('pyspark', '?'))}",
+        f"Scala {v.get('scala', '?')}",
+        f"Python {v.get('python', '?')}",
+        f"spark-suppress {v.get('spark-suppress', '?')}",
+    ]
     if "kafka-streams" in v:
         parts.append(f"Kafka Streams {v['kafka-streams']}")
     lines = [
-        f"Measured {results['date']} ({results['mode']} run{', commit ' + results['git_commit'] if results.get('git_commit') else ''}) "
+        f"Measured {results['date']} ({results['mode']} run"
+        f"{', commit ' + results['git_commit'] if results.get('git_commit') else ''}) "
         f"on {m['cpu_model']}, {m['cores']} cores, {m['memory_gb']} GB, {m['os']}; {m['java'].split(' / ')[0]}; "
-        + ", ".join(parts) + ".",
+        + ", ".join(parts)
+        + ".",
     ]
     load = results.get("load_average") or {}
     if load:
@@ -67,8 +75,16 @@ def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
 
 
 # Benchmarks with a row per system (and job) in the throughput table, in the order of benchmarks/README.md.
-THROUGHPUT = ["final_results", "rate_limit", "window_kinds", "python_stateful", "large_state", "kafka_streams", "join",
-              "chains"]
+THROUGHPUT = [
+    "final_results",
+    "rate_limit",
+    "window_kinds",
+    "python_stateful",
+    "large_state",
+    "kafka_streams",
+    "join",
+    "chains",
+]
 
 
 def _throughput(results: Dict[str, Any]) -> List[str]:
@@ -78,13 +94,18 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
         if not b:
             continue
         for s in b["systems"]:
-            rows.append(f"| {b['title']} | {s['label']} | {_n(s['records'])} | {s['seconds']:.2f} | "
-                        f"{_n(s['records_per_s'])} | {_ratio(s.get('time_ratio_to_anchor'))} | "
-                        f"{_ratio(s.get('time_ratio_to_floor'))} |")
+            rows.append(
+                f"| {b['title']} | {s['label']} | {_n(s['records'])} | {s['seconds']:.2f} | "
+                f"{_n(s['records_per_s'])} | {_ratio(s.get('time_ratio_to_anchor'))} | "
+                f"{_ratio(s.get('time_ratio_to_floor'))} |"
+            )
     if not rows:
         return []
-    return ["", "| Benchmark | System | Records | Seconds | Records/s | Time vs anchor | Time vs floor |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"] + rows
+    return [
+        "",
+        "| Benchmark | System | Records | Seconds | Records/s | Time vs anchor | Time vs floor |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ] + rows
 
 
 def _breakdown(results: Dict[str, Any]) -> List[str]:
@@ -98,12 +119,21 @@ def _breakdown(results: Dict[str, Any]) -> List[str]:
                 continue
             ph = d.get("phases") or {}
             driver = sum(v for k, v in ph.items() if k not in ("triggerExecution", "addBatch"))
-            cells = [b["title"], s["label"], f"{ph.get('triggerExecution', 0) / 1000:.2f}",
-                     f"{ph.get('addBatch', 0) / 1000:.2f}", f"{driver / 1000:.2f}"]
+            cells = [
+                b["title"],
+                s["label"],
+                f"{ph.get('triggerExecution', 0) / 1000:.2f}",
+                f"{ph.get('addBatch', 0) / 1000:.2f}",
+                f"{driver / 1000:.2f}",
+            ]
             for group in ("map", "result"):
                 g = d.get(group)
-                cells.append("" if not g else f"{g['stage_wall_ms'] / 1000:.2f} ({g['task_run_ms'] / 1000:.2f} / "
-                                              f"{g['task_cpu_ms'] / 1000:.2f} / {g['gc_ms'] / 1000:.2f})")
+                cells.append(
+                    ""
+                    if not g
+                    else f"{g['stage_wall_ms'] / 1000:.2f} ({g['task_run_ms'] / 1000:.2f} / "
+                    f"{g['task_cpu_ms'] / 1000:.2f} / {g['gc_ms'] / 1000:.2f})"
+                )
             top = []
             for group in ("map", "result"):
                 for k, v in ((d.get(group) or {}).get("operator_metrics") or {}).items():
@@ -113,25 +143,34 @@ def _breakdown(results: Dict[str, Any]) -> List[str]:
             rows.append("| " + " | ".join(cells) + " |")
     if not rows:
         return []
-    return ["", "Where the time went (the median run of each system; seconds summed over its micro-batches, and for "
-                "the stages over their tasks, which run two at a time):", "",
-            "| Benchmark | System | Batches | addBatch | Other batch phases | Map stages: wall (task run / CPU / GC) | "
-            "Result stages: wall (task run / CPU / GC) | Largest operator timings |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"] + rows
+    return [
+        "",
+        "Where the time went (the median run of each system; seconds summed over its micro-batches, and for "
+        "the stages over their tasks, which run two at a time):",
+        "",
+        "| Benchmark | System | Batches | addBatch | Other batch phases | Map stages: wall (task run / CPU / GC) | "
+        "Result stages: wall (task run / CPU / GC) | Largest operator timings |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ] + rows
 
 
 def _buffer_core(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("buffer_core")
     if not b:
         return []
-    lines = ["", "| Buffer operation (JMH) | spark-suppress ops/s | Kafka Streams ops/s | Speed-up | Worst case (99.9% CIs) |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "| Buffer operation (JMH) | spark-suppress ops/s | Kafka Streams ops/s | Speed-up | Worst case (99.9% CIs) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for op in b["operations"]:
         ours, kafka = op.get("spark-suppress"), op.get("kafka-streams")
         if not ours or not kafka:
             continue
-        lines.append(f"| {op['operation']} | {_n(ours['ops_per_s'])} | {_n(kafka['ops_per_s'])} | "
-                     f"{op['speedup']:.2f}x | {op['speedup_worst_case']:.2f}x |")
+        lines.append(
+            f"| {op['operation']} | {_n(ours['ops_per_s'])} | {_n(kafka['ops_per_s'])} | "
+            f"{op['speedup']:.2f}x | {op['speedup_worst_case']:.2f}x |"
+        )
     return lines
 
 
@@ -139,9 +178,12 @@ def _scaling(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("scaling")
     if not b:
         return []
-    lines = ["", "| Scaling | Records | Keys | µs/record (steady) | First data batch (s) | Keys in state | State rows | "
-                 "State bytes/row (memory) | State bytes/key (memory) | Beyond user bytes | Encoded bytes/key |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "| Scaling | Records | Keys | µs/record (steady) | First data batch (s) | Keys in state | State rows | "
+        "State bytes/row (memory) | State bytes/key (memory) | Beyond user bytes | Encoded bytes/key |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
 
     def cell(p, field, digits=0):
         return "" if p.get(field) is None else _n(p[field], digits)
@@ -149,17 +191,22 @@ def _scaling(results: Dict[str, Any]) -> List[str]:
     for c in b["curves"]:
         name = c["system"] + (" (reference)" if c.get("role") == "reference" else "")
         for p in c["points"]:
-            lines.append(f"| {name} | {_n(p['records'])} | {_n(p['keys'])} | {p['steady_us_per_record']:.2f} | "
-                         f"{cell(p, 'first_data_batch_seconds', 2)} | {_n(p['buffered_keys'])} | "
-                         f"{cell(p, 'state_rows')} | {cell(p, 'state_memory_bytes_per_row')} | "
-                         f"{_n(p['state_memory_bytes_per_key'])} | {_n(p['state_overhead_bytes_per_key'])} | "
-                         f"{cell(p, 'state_encoded_bytes_per_key')} |")
+            lines.append(
+                f"| {name} | {_n(p['records'])} | {_n(p['keys'])} | {p['steady_us_per_record']:.2f} | "
+                f"{cell(p, 'first_data_batch_seconds', 2)} | {_n(p['buffered_keys'])} | "
+                f"{cell(p, 'state_rows')} | {cell(p, 'state_memory_bytes_per_row')} | "
+                f"{_n(p['state_memory_bytes_per_key'])} | {_n(p['state_overhead_bytes_per_key'])} | "
+                f"{cell(p, 'state_encoded_bytes_per_key')} |"
+            )
     if b.get("definitions"):
-        lines += ["", "Scaling: µs/record (steady) is the time of the data micro-batches after the first (a lead-in "
-                      "file that carries the query's one-time costs, timed apart) per record they read; state is "
-                      "Spark's `stateOnCurrentVersionSizeBytes` at the last data batch. spark-native (reference) is "
-                      "Spark's own `groupBy(window, key).count()` on the same event sets: one state row per open "
-                      "window and key."]
+        lines += [
+            "",
+            "Scaling: µs/record (steady) is the time of the data micro-batches after the first (a lead-in "
+            "file that carries the query's one-time costs, timed apart) per record they read; state is "
+            "Spark's `stateOnCurrentVersionSizeBytes` at the last data batch. spark-native (reference) is "
+            "Spark's own `groupBy(window, key).count()` on the same event sets: one state row per open "
+            "window and key.",
+        ]
     return lines
 
 
@@ -167,18 +214,28 @@ def _large_state(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("large_state")
     if not b:
         return []
-    lines = ["", "| Large state (RocksDB) | Keys | Seconds | µs/record (steady) | State rows | SST bytes | "
-                 "SST bytes/row | SST bytes/key |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "| Large state (RocksDB) | Keys | Seconds | µs/record (steady) | State rows | SST bytes | "
+        "SST bytes/row | SST bytes/key |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for system, points in b["curves"].items():
         for p in points:
             per_row = "" if p["state_sst_bytes_per_row"] is None else _n(p["state_sst_bytes_per_row"])
-            lines.append(f"| {system} | {_n(p['keys'])} | {p['seconds']:.2f} | {p['steady_us_per_record']:.2f} | "
-                         f"{_n(p['state_rows'])} | {_n(p['state_sst_bytes'])} | {per_row} | "
-                         f"{_n(p['state_sst_bytes_per_key'])} |")
+            lines.append(
+                f"| {system} | {_n(p['keys'])} | {p['seconds']:.2f} | {p['steady_us_per_record']:.2f} | "
+                f"{_n(p['state_rows'])} | {_n(p['state_sst_bytes'])} | {per_row} | "
+                f"{_n(p['state_sst_bytes_per_key'])} |"
+            )
     growth = b.get("cost_growth") or {}
     if growth:
-        lines += ["", "Large state: steady cost per record at the most keys over that at the fewest (1 = flat): "
-                  + ", ".join(f"{k} x{v:.2f}" for k, v in growth.items()) + "."]
+        lines += [
+            "",
+            "Large state: steady cost per record at the most keys over that at the fewest (1 = flat): "
+            + ", ".join(f"{k} x{v:.2f}" for k, v in growth.items())
+            + ".",
+        ]
     return lines
 
 
@@ -186,16 +243,21 @@ def _kafka(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("kafka_streams")
     if not b:
         return []
-    lines = ["", "| Kafka end to end | Runs: first event produced -> last final result consumed (s) | "
-                 "Of which starting (s) | Producing took (s) | Records/s (median run) |",
-             "| --- | --- | --- | --- | ---: |"]
+    lines = [
+        "",
+        "| Kafka end to end | Runs: first event produced -> last final result consumed (s) | "
+        "Of which starting (s) | Producing took (s) | Records/s (median run) |",
+        "| --- | --- | --- | --- | ---: |",
+    ]
 
     def each(runs: List[Dict[str, Any]], field: str) -> str:  # runs from before the start-up share was recorded
         return ", ".join(f"{r[field]:.2f}" if field in r else "-" for r in runs)
 
     for s in b["systems"]:
-        lines.append(f"| {s['label']} | {each(s['runs'], 'seconds')} | {each(s['runs'], 'started_seconds')} | "
-                     f"{each(s['runs'], 'produce_seconds')} | {_n(s['records_per_s'])} |")
+        lines.append(
+            f"| {s['label']} | {each(s['runs'], 'seconds')} | {each(s['runs'], 'started_seconds')} | "
+            f"{each(s['runs'], 'produce_seconds')} | {_n(s['records_per_s'])} |"
+        )
     return lines
 
 
@@ -203,16 +265,25 @@ def _chains(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("chains")
     if not b:
         return []
-    lines = ["", "| Chain: end-to-end delay of a final row (median run) | Seconds | Micro-batches: median / p95 | "
-                 "Seconds: median / p95 |", "| --- | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "| Chain: end-to-end delay of a final row (median run) | Seconds | Micro-batches: median / p95 | "
+        "Seconds: median / p95 |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for s in b["systems"]:
         d = s.get("delay") or {}
         if not d.get("rows"):
             continue
-        lines.append(f"| {s['label']} | {s['seconds']:.2f} | {d['batches']['median']:g} / {d['batches']['p95']:g} | "
-                     f"{d['seconds']['median']:.2f} / {d['seconds']['p95']:.2f} |")
-    lines += ["", "Chain delay: from the start of the micro-batch that read a final row's last input record to the end "
-                  "of the micro-batch that wrote the row (benchmarks/README.md, benchmark 10)."]
+        lines.append(
+            f"| {s['label']} | {s['seconds']:.2f} | {d['batches']['median']:g} / {d['batches']['p95']:g} | "
+            f"{d['seconds']['median']:.2f} / {d['seconds']['p95']:.2f} |"
+        )
+    lines += [
+        "",
+        "Chain delay: from the start of the micro-batch that read a final row's last input record to the end "
+        "of the micro-batch that wrote the row (benchmarks/README.md, benchmark 10).",
+    ]
     return lines
 
 
@@ -221,8 +292,10 @@ def _targets(results: Dict[str, Any]) -> List[str]:
     for name, b in results["benchmarks"].items():
         for t in b.get("targets", []):
             verdict = "met" if t["met"] else f"missed (x{t['missed_by']})"
-            rows.append(f"| {b['title']} | {t['target']} | {t['comparison']} {t['threshold']}{t['unit'] and ' ' + t['unit']} | "
-                        f"{t['value']} | {verdict} |")
+            rows.append(
+                f"| {b['title']} | {t['target']} | {t['comparison']} {t['threshold']}{t['unit'] and ' ' + t['unit']} | "
+                f"{t['value']} | {verdict} |"
+            )
     if not rows:
         return []
     return ["", "| Benchmark | Target | Wanted | Measured | Verdict |", "| --- | --- | --- | ---: | --- |"] + rows
@@ -239,8 +312,11 @@ def _notes(results: Dict[str, Any]) -> List[str]:
                 lines.append(f"- {b['title']}: result check `{key}` = {check[key]}.")
         wrong = {s["system"]: s["wrong_rows"] for s in b.get("systems", []) if "wrong_rows" in s}
         if wrong:
-            lines.append(f"- {b['title']}: rows not joined with the version valid at the record's timestamp: " +
-                         ", ".join(f"{n} {w:,}" for n, w in wrong.items()) + ".")
+            lines.append(
+                f"- {b['title']}: rows not joined with the version valid at the record's timestamp: "
+                + ", ".join(f"{n} {w:,}" for n, w in wrong.items())
+                + "."
+            )
     for name, error in (results.get("errors") or {}).items():
         lines.append(f"- {name} failed: {error.splitlines()[0]}")
     return [""] + lines if lines else []
@@ -250,20 +326,22 @@ def _plots(results_path: Optional[str], link_dir: str) -> List[str]:
     """Links to the run's plots (written next to its JSON), relative to the directory of the file they go in."""
     if not results_path:
         return []
-    stem = results_path[:-len(".json")]
+    stem = results_path[: -len(".json")]
     found = sorted(glob.glob(glob.escape(stem) + "-*.png"))
     if not found:
         return []
-    links = [f"[{os.path.basename(f)[len(os.path.basename(stem)) + 1:-len('.png')]}]"
-             f"({os.path.relpath(f, link_dir)})" for f in found]
+    links = [
+        f"[{os.path.basename(f)[len(os.path.basename(stem)) + 1 : -len('.png')]}]({os.path.relpath(f, link_dir)})"
+        for f in found
+    ]
     return ["", "Plots of this run: " + ", ".join(links) + "."]
 
 
-def summary(results: Dict[str, Any], source: Optional[str] = None, results_path: Optional[str] = None,
-            link_dir: str = ROOT) -> str:
+def summary(
+    results: Dict[str, Any], source: Optional[str] = None, results_path: Optional[str] = None, link_dir: str = ROOT
+) -> str:
     lines = _header(results, source) + _plots(results_path, link_dir)
-    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _chains, _targets,
-                 _notes):
+    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _chains, _targets, _notes):
         lines += part(results)
     return "\n".join(lines) + "\n"
 
@@ -275,10 +353,12 @@ def rewrite(markdown_path: str, table: str) -> None:
     start = next((m.start() for m in re.finditer(rf"^{re.escape(START)}$", text, re.M)), -1)
     end = next((m.start() for m in re.finditer(rf"^{re.escape(END)}$", text, re.M)), -1)
     if start < 0 or end < 0 or end < start:
-        raise SystemExit(f"report.py: {markdown_path} needs the markers {START} and {END} (in that order) around "
-                         "the place for the table")
+        raise SystemExit(
+            f"report.py: {markdown_path} needs the markers {START} and {END} (in that order) around "
+            "the place for the table"
+        )
     with open(markdown_path, "w") as fh:
-        fh.write(text[:start + len(START)] + "\n" + table + text[end:])
+        fh.write(text[: start + len(START)] + "\n" + table + text[end:])
 
 
 def main(argv=None) -> int:
@@ -286,8 +366,12 @@ def main(argv=None) -> int:
     p.add_argument("markdown", nargs="*", help="files whose marked block is rewritten")
     p.add_argument("--results", help="a results JSON (default: the newest in --results-dir)")
     p.add_argument("--results-dir", default=RESULTS_DIR)
-    p.add_argument("--mode", choices=["full", "quick", "any"], default=None,
-                   help="which runs count as newest (default: full runs if there are any)")
+    p.add_argument(
+        "--mode",
+        choices=["full", "quick", "any"],
+        default=None,
+        help="which runs count as newest (default: full runs if there are any)",
+    )
     args = p.parse_args(argv)
     path = args.results or latest_results(args.results_dir, args.mode)
     with open(path) as fh:

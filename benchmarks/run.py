@@ -32,8 +32,16 @@ from harness import machine  # noqa: E402
 from harness.config import FULL, QUICK  # noqa: E402
 from harness.measure import log  # noqa: E402
 
-SPARK_BENCHMARKS = ["final_results", "rate_limit", "window_kinds", "python_stateful", "scaling", "large_state", "join",
-                    "chains"]
+SPARK_BENCHMARKS = [
+    "final_results",
+    "rate_limit",
+    "window_kinds",
+    "python_stateful",
+    "scaling",
+    "large_state",
+    "join",
+    "chains",
+]
 # Its own processes (a broker, Kafka Streams, spark-submit), run before the harness's Spark session exists.
 PROCESS_BENCHMARKS = ["buffer_core", "kafka_streams"]
 ALL = PROCESS_BENCHMARKS + SPARK_BENCHMARKS
@@ -41,19 +49,30 @@ ALL = PROCESS_BENCHMARKS + SPARK_BENCHMARKS
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK", "") not in ("", "0"),
-                   help="smoke run on tiny inputs (default when BENCH_QUICK=1)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        default=os.environ.get("BENCH_QUICK", "") not in ("", "0"),
+        help="smoke run on tiny inputs (default when BENCH_QUICK=1)",
+    )
     p.add_argument("--only", default="", help=f"comma-separated subset of: {', '.join(ALL)}")
     p.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
-    p.add_argument("--work-dir", default=os.path.join(ROOT, "benchmarks", "work"),
-                   help="generated inputs (cached) and scratch space")
+    p.add_argument(
+        "--work-dir",
+        default=os.path.join(ROOT, "benchmarks", "work"),
+        help="generated inputs (cached) and scratch space",
+    )
     p.add_argument("--repeats", type=int, default=None, help="measured runs per Spark system (default by mode)")
-    p.add_argument("--spark", default=None,
-                   help="run on this Spark line (e.g. 3.5) in its venv; default benchmark: final_results")
+    p.add_argument(
+        "--spark", default=None, help="run on this Spark line (e.g. 3.5) in its venv; default benchmark: final_results"
+    )
     p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--no-event-log", action="store_true",
-                   default=os.environ.get("BENCH_EVENT_LOG", "1") in ("", "0"),
-                   help="do not write Spark's event log, so no stage breakdown per system (BENCH_EVENT_LOG=0)")
+    p.add_argument(
+        "--no-event-log",
+        action="store_true",
+        default=os.environ.get("BENCH_EVENT_LOG", "1") in ("", "0"),
+        help="do not write Spark's event log, so no stage breakdown per system (BENCH_EVENT_LOG=0)",
+    )
     args = p.parse_args(argv)
     chosen = [b.strip() for b in args.only.split(",") if b.strip()] or (["final_results"] if args.spark else ALL)
     unknown = [b for b in chosen if b not in ALL]
@@ -160,8 +179,7 @@ def main(argv=None) -> int:
         from harness import kafka_streams
         from harness.context import Context
 
-        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir,
-                      results_dir=args.results_dir)
+        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir)
         record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT, event_log=not args.no_event_log))
         ks = results["benchmarks"].get("kafka_streams")
         if ks:
@@ -175,16 +193,25 @@ def main(argv=None) -> int:
         spark = streaming.session(event_log_dir=None if args.no_event_log else os.path.join(args.work_dir, "eventlog"))
         results["versions"] = {**results["versions"], **machine.versions(ROOT, spark)}
         results["event_log"] = not args.no_event_log
-        ctx = Context(spark=spark, settings=settings, work_dir=scratch, data_dir=data_dir,
-                      results_dir=args.results_dir, event_log=profile.EventLog.of(spark))
+        ctx = Context(
+            spark=spark,
+            settings=settings,
+            work_dir=scratch,
+            data_dir=data_dir,
+            results_dir=args.results_dir,
+            event_log=profile.EventLog.of(spark),
+        )
+
         def with_event_log_cost(run):
             # What writing the event log cost this benchmark, as CPU (timings are too noisy to show a few %).
             before = profile.event_log_cost(spark)
             result = run()
             cost = profile.cost_between(before, profile.event_log_cost(spark))
             result["event_log_cost"] = cost
-            log(f"event log: {cost['listener_cpu_seconds']} s CPU of the driver JVM's {cost['jvm_cpu_seconds']} s "
-                f"({100 * (cost['share_of_jvm_cpu'] or 0):.1f}%)")
+            log(
+                f"event log: {cost['listener_cpu_seconds']} s CPU of the driver JVM's {cost['jvm_cpu_seconds']} s "
+                f"({100 * (cost['share_of_jvm_cpu'] or 0):.1f}%)"
+            )
             return result
 
         for name in spark_benchmarks:

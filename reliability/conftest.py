@@ -15,10 +15,10 @@ VERSION = open(os.path.join(ROOT, "VERSION")).read().strip()
 
 def _line_jar() -> tuple:
     """The jar name of the installed PySpark's line (the build writes it to target/<project>/)."""
-    from spark_suppress._jvm import _jar_name, spark_line
+    from spark_suppress._jars import jar_name, spark_line
 
     line, scala = spark_line()
-    return f"spark{line.replace('.', '')}_{scala.replace('.', '')}", _jar_name(line, scala), scala
+    return f"spark{line.replace('.', '')}_{scala.replace('.', '')}", jar_name(line, scala), scala
 
 
 _PROJECT, _JAR_NAME, _SCALA = _line_jar()
@@ -54,13 +54,16 @@ def result_of(proc: subprocess.CompletedProcess) -> dict:
     """The JSON a script printed after ``RESULT``; fails with its output if there is none."""
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, f"exit {proc.returncode}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-6000:]}"
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def python_env() -> dict:
     """Environment for spark-submit: this interpreter for the driver and the Python workers."""
-    return {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-            "PYTHONPATH": os.path.join(ROOT, "python")}
+    return {
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "PYTHONPATH": os.path.join(ROOT, "python"),
+    }
 
 
 def cached_pyspark_wheel():

@@ -29,9 +29,24 @@ class KafkaSetupError(RuntimeError):
 def fetch(pom: str, into: str, extra: Sequence[str] = ()) -> List[str]:
     """The jars of ``pom``'s dependencies, copied into ``into`` by Maven the first time."""
     if not glob.glob(os.path.join(into, "*.jar")):
-        proc = subprocess.run(["mvn", "-B", "-q", "-s", os.path.join(POMS, "settings.xml"), "-f",
-                               os.path.join(POMS, pom), "dependency:copy-dependencies", f"-DoutputDirectory={into}",
-                               *extra], capture_output=True, text=True, timeout=900, cwd=ROOT)
+        proc = subprocess.run(
+            [
+                "mvn",
+                "-B",
+                "-q",
+                "-s",
+                os.path.join(POMS, "settings.xml"),
+                "-f",
+                os.path.join(POMS, pom),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={into}",
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=ROOT,
+        )
         if proc.returncode != 0:
             raise KafkaSetupError(f"mvn could not fetch {pom}:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
     return sorted(glob.glob(os.path.join(into, "*.jar")))
@@ -43,8 +58,11 @@ def broker_jars() -> List[str]:
 
 def connector_jars() -> List[str]:
     """Spark's Kafka source and sink with their runtime dependencies (not Spark's own jars)."""
-    return fetch("connector-pom.xml", os.path.join(KAFKA_DIR, "connector"),
-                 ("-DincludeScope=runtime", f"-DincludeArtifactIds={CONNECTOR_ARTIFACTS}"))
+    return fetch(
+        "connector-pom.xml",
+        os.path.join(KAFKA_DIR, "connector"),
+        ("-DincludeScope=runtime", f"-DincludeArtifactIds={CONNECTOR_ARTIFACTS}"),
+    )
 
 
 def free_port() -> int:
@@ -63,8 +81,9 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: str, seconds: int)
                 return
         except OSError:
             time.sleep(0.5)
-    raise KafkaSetupError(f"the broker did not listen on 127.0.0.1:{port} within {seconds} s:\n"
-                          f"{open(log).read()[-4000:]}")
+    raise KafkaSetupError(
+        f"the broker did not listen on 127.0.0.1:{port} within {seconds} s:\n{open(log).read()[-4000:]}"
+    )
 
 
 @contextmanager
@@ -76,28 +95,37 @@ def broker(work: str, heap: str = "512m", partitions: int = 1, settings: Sequenc
     port, controller = free_port(), free_port()
     config = os.path.join(work, "server.properties")
     with open(config, "w") as fh:
-        fh.write("\n".join([
-            "process.roles=broker,controller",
-            "node.id=1",
-            f"controller.quorum.voters=1@127.0.0.1:{controller}",
-            f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
-            "controller.listener.names=CONTROLLER",
-            "inter.broker.listener.name=PLAINTEXT",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            f"log.dirs={os.path.join(work, 'data')}",
-            f"num.partitions={partitions}",
-            "offsets.topic.replication.factor=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "group.initial.rebalance.delay.ms=0",
-            "auto.create.topics.enable=true",
-            *settings,
-        ]) + "\n")
+        fh.write(
+            "\n".join(
+                [
+                    "process.roles=broker,controller",
+                    "node.id=1",
+                    f"controller.quorum.voters=1@127.0.0.1:{controller}",
+                    f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+                    f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
+                    "controller.listener.names=CONTROLLER",
+                    "inter.broker.listener.name=PLAINTEXT",
+                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                    f"log.dirs={os.path.join(work, 'data')}",
+                    f"num.partitions={partitions}",
+                    "offsets.topic.replication.factor=1",
+                    "transaction.state.log.replication.factor=1",
+                    "transaction.state.log.min.isr=1",
+                    "group.initial.rebalance.delay.ms=0",
+                    "auto.create.topics.enable=true",
+                    *settings,
+                ]
+            )
+            + "\n"
+        )
     java = ["java", f"-Xmx{heap}", "-cp", os.pathsep.join(jars)]
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-    formatted = subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", config],
-                               capture_output=True, text=True, timeout=300)
+    formatted = subprocess.run(
+        java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", config],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if formatted.returncode != 0:
         raise KafkaSetupError(f"formatting the broker's storage failed:\n{formatted.stdout}{formatted.stderr}")
     log = os.path.join(work, "broker.log")

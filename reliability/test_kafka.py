@@ -8,9 +8,8 @@ Spark 4.3 here (see reliability/kafka/connector-pom.xml for the exact substituti
 
 import os
 
-import pytest
-
 import local_kafka
+import pytest
 from conftest import SCRIPTS, python_env, result_of, run, spark_submit
 
 
@@ -29,9 +28,21 @@ def test_suppress_between_kafka_topics_survives_a_restart(broker, jar, tmp_path)
     work = str(tmp_path / "work")
 
     def submit(phase: str):
-        return run([spark_submit(), "--master", "local[2]", "--jars", jars,
-                    os.path.join(SCRIPTS, "kafka_pipeline.py"), broker, work, phase],
-                   timeout=900, env_extra=python_env())
+        return run(
+            [
+                spark_submit(),
+                "--master",
+                "local[2]",
+                "--jars",
+                jars,
+                os.path.join(SCRIPTS, "kafka_pipeline.py"),
+                broker,
+                work,
+                phase,
+            ],
+            timeout=900,
+            env_extra=python_env(),
+        )
 
     first = submit("first")
     assert result_of(first)["ok"] and first.returncode == 0

@@ -13,8 +13,10 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
     os.makedirs(os.path.dirname(BUNDLED_JAR), exist_ok=True)
     shutil.copyfile(jar, BUNDLED_JAR)
     dist = tmp_path / "dist"
-    build = run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist),
-                 "./python"], timeout=600)
+    build = run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), "./python"],
+        timeout=600,
+    )
     assert build.returncode == 0, build.stderr[-3000:]
     wheels = list(dist.glob("spark_suppress-*.whl"))
     assert len(wheels) == 1, wheels
@@ -22,6 +24,7 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
         names = z.namelist()
     assert f"spark_suppress/jars/{os.path.basename(jar)}" in names, "the jar is inside the wheel"
     assert all(n.startswith(("spark_suppress/", "spark_suppress-")) for n in names), "only the package: no test jars"
+    assert "spark_suppress/demo.py" not in names, "the demo is an example (examples/demo.py), not the package"
 
     venv = tmp_path / "venv"
     created = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
@@ -34,14 +37,23 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
     # Run from outside the source tree, so that spark_suppress can only come from the venv: first the demo as a
     # newcomer runs it, then the pipeline that compares its results with expected rows.
     outside = {"PYTHONPATH": "", "PYSPARK_PYTHON": python}
-    demo = run([python, "-m", "spark_suppress.demo"], timeout=900, cwd=str(tmp_path), env_extra=outside)
+    demo = run([python, os.path.join(ROOT, "examples", "demo.py")], timeout=900, cwd=str(tmp_path), env_extra=outside)
     assert demo.returncode == 0, f"stdout:\n{demo.stdout[-3000:]}\nstderr:\n{demo.stderr[-6000:]}"
-    for section in ("1. Alerting on final results", "2. User sessions", "3. Rate limiting", "4. Orders joined",
-                    "demo finished in"):
+    for section in (
+        "1. Alerting on final results",
+        "2. User sessions",
+        "3. Rate limiting",
+        "4. Orders joined",
+        "demo finished in",
+    ):
         assert section in demo.stdout, demo.stdout[-3000:]
 
-    proc = run([python, os.path.join(SCRIPTS, "pipeline.py"), str(tmp_path / "work"), "--master", "local[2]"],
-               timeout=900, cwd=str(tmp_path), env_extra=outside)
+    proc = run(
+        [python, os.path.join(SCRIPTS, "pipeline.py"), str(tmp_path / "work"), "--master", "local[2]"],
+        timeout=900,
+        cwd=str(tmp_path),
+        env_extra=outside,
+    )
     result = result_of(proc)
     assert result["spark_suppress_file"].startswith(str(venv)), result["spark_suppress_file"]
     assert result["ok"], result

@@ -5,7 +5,8 @@ Usage: python3 tests/lines.py [--lines 3.5,4.0] [--jobs N] [--build-only]
 The lines are project/spark-lines.tsv's rows. Each line's suites are `make` targets run with SPARK=<line> (and SCALA=
 for the second Scala version of a line), so a suite here is exactly what `make <target> SPARK=<line>` runs:
 
-- the default line (the table's last): everything `make test SPARK=<line>` runs there: the Scala suites
+- the default line (the table's last): first the style checks (`lint`: ruff and mypy, once for the whole run, before
+  any other suite starts), then everything `make test SPARK=<line>` runs there: the Scala suites
   (`test-jvm`), the Python tests (`test-python`), every conformance vector on py4j (`conformance`), the Python tests
   of operators on Spark Connect (`test-connect`), every vector on Spark Connect (`conformance-connect`) and the
   wheel with only pyspark-client (`test-connect-client`);
@@ -37,7 +38,7 @@ import threading
 import time
 import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,7 +79,15 @@ def suites(line: Line) -> List[str]:
     if line.pyspark is None:
         return ["test-jvm"]
     if line.default:
-        return ["test-jvm", "test-python", "conformance", "test-connect", "conformance-connect", "test-connect-client"]
+        return [
+            "lint",
+            "test-jvm",
+            "test-python",
+            "conformance",
+            "test-connect",
+            "conformance-connect",
+            "test-connect-client",
+        ]
     return ["test-jvm", "conformance-once", "test-connect-plugin", "conformance-connect-chains"]
 
 
@@ -148,20 +157,37 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
         shutil.rmtree(os.path.join(ROOT, "target", line.project, "test-reports"), ignore_errors=True)
     started = time.monotonic()
     with open(log, "w") as out:
-        proc = subprocess.run([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true",
-                               "all " + " ".join(f"{l.project}/test" for l in lines)],
-                              stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                              env=dict(os.environ, SBT_TEST_FORKS=str(jobs),
-                                       SPARK_SUPPRESS_TEST_PROBES_ONLY=",".join(
-                                           l.project for l in lines if not l.default)))
+        proc = subprocess.run(
+            [
+                os.path.join("build", "sbt"),
+                "-Dsbt.log.noformat=true",
+                "all " + " ".join(f"{ln.project}/test" for ln in lines),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=dict(
+                os.environ,
+                SBT_TEST_FORKS=str(jobs),
+                SPARK_SUPPRESS_TEST_PROBES_ONLY=",".join(ln.project for ln in lines if not ln.default),
+            ),
+        )
     seconds = time.monotonic() - started
     for line in lines:
         found = junit_counts(os.path.join(ROOT, "target", line.project, "test-reports"))
         record(line, "test-jvm", found, proc.returncode, seconds, log, results, lock)
 
 
-def record(line: Line, suite: str, found: Optional[Tuple[int, int, int]], returncode: int, seconds: float,
-           log: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
+def record(
+    line: Line,
+    suite: str,
+    found: Optional[Tuple[int, int, int]],
+    returncode: int,
+    seconds: float,
+    log: str,
+    results: Dict[Tuple[str, str], Result],
+    lock: threading.Lock,
+) -> None:
     result = Result(seconds=seconds, log=os.path.relpath(log, ROOT))
     if found is None:
         result.status = "no counts"
@@ -173,9 +199,12 @@ def record(line: Line, suite: str, found: Optional[Tuple[int, int, int]], return
             result.failed = 1  # the runner exited non-zero although its counts show no failure
     with lock:
         results[(line.name, suite)] = result
-        print(f"[{time.strftime('%H:%M:%S')}] {line.name:9} {suite:27} {result.status:9} "
-              f"{result.passed} passed, {result.failed} failed, {result.skipped} skipped ({seconds:.0f} s) "
-              f"-> {result.log}", flush=True)
+        print(
+            f"[{time.strftime('%H:%M:%S')}] {line.name:9} {suite:27} {result.status:9} "
+            f"{result.passed} passed, {result.failed} failed, {result.skipped} skipped ({seconds:.0f} s) "
+            f"-> {result.log}",
+            flush=True,
+        )
 
 
 def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: threading.Lock) -> None:
@@ -185,8 +214,13 @@ def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: th
     # The conformance runner's vectors are latency-bound queries: two at once fill the gaps (CONFORMANCE_JOBS).
     env = dict(os.environ, CONFORMANCE_JOBS=os.environ.get("CONFORMANCE_JOBS", "2"))
     with open(log, "w") as out:
-        proc = subprocess.run(["make", "--no-print-directory", suite, *line.make_args()], stdout=out,
-                              stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+        proc = subprocess.run(
+            ["make", "--no-print-directory", suite, *line.make_args()],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+        )
     seconds = time.monotonic() - started
     with open(log, errors="replace") as f:
         found = counts(suite, f.read())
@@ -195,16 +229,22 @@ def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: th
 
 def build(lines: List[Line]) -> None:
     """Every line's venv (concurrently: mostly downloads), then every jar in one sbt run, then the bundled copies."""
-    with_pyspark = [l for l in lines if l.pyspark is not None]
+    with_pyspark = [ln for ln in lines if ln.pyspark is not None]
     with ThreadPoolExecutor(max_workers=max(1, len(with_pyspark))) as pool:
-        procs = list(pool.map(lambda l: subprocess.run(["make", "--no-print-directory", "venv", *l.make_args()],
-                                                        cwd=ROOT, capture_output=True, text=True), with_pyspark))
-    for l, p in zip(with_pyspark, procs):
+        procs = list(
+            pool.map(
+                lambda ln: subprocess.run(
+                    ["make", "--no-print-directory", "venv", *ln.make_args()], cwd=ROOT, capture_output=True, text=True
+                ),
+                with_pyspark,
+            )
+        )
+    for ln, p in zip(with_pyspark, procs):
         if p.returncode != 0:
-            sys.exit(f"make venv SPARK={l.line} failed:\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
-    check([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true", *[f"{l.project}/package" for l in lines]])
-    for l in lines:
-        check(["make", "--no-print-directory", "jar", *l.make_args()])
+            sys.exit(f"make venv SPARK={ln.line} failed:\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
+    check([os.path.join("build", "sbt"), "-Dsbt.log.noformat=true", *[f"{ln.project}/package" for ln in lines]])
+    for ln in lines:
+        check(["make", "--no-print-directory", "jar", *ln.make_args()])
 
 
 def check(cmd: List[str]) -> None:
@@ -215,18 +255,18 @@ def check(cmd: List[str]) -> None:
 
 def table(lines: List[Line], results: Dict[Tuple[str, str], Result]) -> str:
     names = []
-    for l in lines:
-        for s in suites(l):
+    for ln in lines:
+        for s in suites(ln):
             if s not in names:
                 names.append(s)
     width = max(len(n) for n in names)
-    header = f"{'suite':{width}} | " + " | ".join(f"{l.name:^17}" for l in lines)
+    header = f"{'suite':{width}} | " + " | ".join(f"{ln.name:^17}" for ln in lines)
     rows = [header, "-" * len(header)]
     for s in names:
         cells = []
-        for l in lines:
-            r = results.get((l.name, s))
-            if s not in suites(l):
+        for ln in lines:
+            r = results.get((ln.name, s))
+            if s not in suites(ln):
                 cells.append(f"{'-':^17}")
             elif r is None or r.status == "not run":
                 cells.append(f"{'not run':^17}")
@@ -249,22 +289,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     lines = read_lines()
     if args.lines:
         wanted = args.lines.split(",")
-        lines = [l for l in lines if l.name in wanted or l.line in wanted]
+        lines = [ln for ln in lines if ln.name in wanted or ln.line in wanted]
         if not lines:
-            sys.exit(f"no line matches {args.lines}; the lines are {', '.join(l.name for l in read_lines())}")
+            sys.exit(f"no line matches {args.lines}; the lines are {', '.join(ln.name for ln in read_lines())}")
     started = time.monotonic()
     build(lines)
     if args.build_only:
         return 0
     results: Dict[Tuple[str, str], Result] = {}
     lock = threading.Lock()
+    # The style checks once, before everything else: a quick failure to see first. The run goes on, so the table
+    # also shows the suites, and fails at the end.
+    for ln in lines:
+        if "lint" in suites(ln):
+            run(ln, "lint", results, lock)
     # The longest Python suites first, so the shorter ones fill the gaps at the end.
-    python = sorted(((l, s) for l in lines for s in suites(l) if s != "test-jvm"),
-                    key=lambda ls: (ls[1] not in ("conformance", "conformance-connect", "conformance-once"), not ls[0].default))
+    python = sorted(
+        ((ln, s) for ln in lines for s in suites(ln) if s not in ("test-jvm", "lint")),
+        key=lambda ls: (ls[1] not in ("conformance", "conformance-connect", "conformance-once"), not ls[0].default),
+    )
     jvm_thread = threading.Thread(target=run_jvm, args=(lines, args.jvm_jobs, results, lock))
     jvm_thread.start()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for f in [pool.submit(run, l, s, results, lock) for l, s in python]:
+        for f in [pool.submit(run, ln, s, results, lock) for ln, s in python]:
             f.result()
     jvm_thread.join()
     minutes = (time.monotonic() - started) / 60
@@ -275,6 +322,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     failed = sum(r.failed for r in results.values())
     skipped = sum(r.skipped for r in results.values())
     print(f"whole run: {minutes:.1f} min on {os.cpu_count()} cores")
+    lint = [r for (_, s), r in results.items() if s == "lint" and r.status != "ok"]
+    if lint:
+        print(f"the style checks failed: {lint[0].log} (make lint; `ruff format .` fixes the formatting)")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 and all(r.status == "ok" for r in results.values()) else 1
 

@@ -13,7 +13,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from harness import checks  # noqa: E402
 from harness.pandas_jobs import limit_step  # noqa: E402
 
-
 # (key, Scala 2.13's MurmurHash3.bytesHash(KeyEncoding bytes, arraySeed), Spark's Murmur3 hash of the UTF-8 bytes
 # with seed 42), printed by the JVM's own functions (scala-library 2.13.18, spark-unsafe 4.3.0).
 JVM_HASHES = [
@@ -39,7 +38,6 @@ def test_shard_hashes_match_the_jvm():
 
 def test_watermarks_follow_the_batches_before():
     assert checks.watermarks([100, None, 50, 3000], 20) == [0, 80, 80, 80]
-
 
 
 def test_rate_limit_reference_worked_by_hand():
@@ -105,8 +103,14 @@ def test_the_pandas_jobs_rule_agrees_with_the_reference_on_random_updates():
         for b, rows in enumerate(batches + [[]]):
             for s in (0, 1):
                 mine = [r for r in rows if shard(r[0]) == s]
-                pdf = pd.DataFrame({"key": [r[0] for r in mine], "ms": [r[1] for r in mine],
-                                    "value": [r[2] for r in mine], "seq": list(range(seq, seq + len(mine)))})
+                pdf = pd.DataFrame(
+                    {
+                        "key": [r[0] for r in mine],
+                        "ms": [r[1] for r in mine],
+                        "value": [r[2] for r in mine],
+                        "seq": list(range(seq, seq + len(mine))),
+                    }
+                )
                 seq += len(mine)
                 (ks, ts, vs), _ = limit_step(buffers[s], marks[b], pdf if mine else None, limit, cap)
                 got += [(b, k, t, v) for k, t, v in zip(ks, ts, vs)]
@@ -171,8 +175,11 @@ def test_kafka_check_fails_a_duplicated_or_wrong_result_and_checks_every_run():
 
 def test_buffer_agreement_fails_other_records_another_order_or_nothing():
     ours = ["6b31 aa 5", "6b32 bb 5", "6b33 cc 7"]
-    assert checks.compare_evictions(ours, list(ours)) == {"evictions_compared": 3, "first_difference": None,
-                                                          "same": True}
+    assert checks.compare_evictions(ours, list(ours)) == {
+        "evictions_compared": 3,
+        "first_difference": None,
+        "same": True,
+    }
     swapped = checks.compare_evictions(ours, [ours[1], ours[0], ours[2]])
     assert not swapped["same"] and swapped["first_difference"] == 0
     other_value = checks.compare_evictions(ours, ours[:2] + ["6b33 dd 7"])
@@ -217,14 +224,18 @@ def test_rate_limit_benchmark_reads_inputs_in_arrival_order_and_outputs_with_the
     with the micro-batch the sink's log gives their file; timestamps in any unit as milliseconds."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
     from harness.rate_limit import input_batches, output_rows
 
     def events(rows, unit):
         keys, ms, values, seqs = zip(*rows)
-        return pa.table({"key": list(keys), "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms],
-                                                              pa.timestamp(unit, tz="UTC")),
-                         "value": pa.array(values, pa.int64()), "seq": pa.array(seqs, pa.int64())})
+        return pa.table(
+            {
+                "key": list(keys),
+                "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms], pa.timestamp(unit, tz="UTC")),
+                "value": pa.array(values, pa.int64()),
+                "seq": pa.array(seqs, pa.int64()),
+            }
+        )
 
     inputs = tmp_path / "in"
     inputs.mkdir()
@@ -247,7 +258,6 @@ def test_join_benchmark_references_from_files(tmp_path):
     every shard's stream time, as in the benchmark)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
     from harness import join
 
     flush = [f"~flush{i:02d}" for i in range(8)]
@@ -259,14 +269,28 @@ def test_join_benchmark_references_from_files(tmp_path):
     (tmp_path / "t").mkdir()
     seq = 0
     for i, (s, t) in enumerate(zip(stream, table)):
-        pq.write_table(pa.table({"key": pa.array([r[0] for r in s], pa.string()), "ts": ms([r[1] for r in s]),
-                                 "value": pa.array([r[2] for r in s], pa.int64()),
-                                 "seq": pa.array(range(seq, seq + len(s)), pa.int64())}),
-                       tmp_path / "e" / f"part-{i:05d}.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "key": pa.array([r[0] for r in s], pa.string()),
+                    "ts": ms([r[1] for r in s]),
+                    "value": pa.array([r[2] for r in s], pa.int64()),
+                    "seq": pa.array(range(seq, seq + len(s)), pa.int64()),
+                }
+            ),
+            tmp_path / "e" / f"part-{i:05d}.parquet",
+        )
         seq += len(s)
-        pq.write_table(pa.table({"key": pa.array([r[0] for r in t], pa.string()), "changed_at": ms([r[1] for r in t]),
-                                 "tier": pa.array([r[2] for r in t], pa.int64())}),
-                       tmp_path / "t" / f"part-{i:05d}.parquet")
+        pq.write_table(
+            pa.table(
+                {
+                    "key": pa.array([r[0] for r in t], pa.string()),
+                    "changed_at": ms([r[1] for r in t]),
+                    "tier": pa.array([r[2] for r in t], pa.int64()),
+                }
+            ),
+            tmp_path / "t" / f"part-{i:05d}.parquet",
+        )
     refs = join._references(str(tmp_path / "e"), str(tmp_path / "t"), [0, 5], 300_000)
     assert refs["at_timestamp"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
     assert refs["grace-0ms"] == [("k", 12, 7, 1), ("k", 30, 8, 2)]  # joined before the late version arrived

@@ -30,13 +30,15 @@ def test_sliding_windows_match_the_definition_on_random_keys():
         times = rng.integers(1_000, 1_000 + rng.integers(1, 60), rng.integers(1, 12)).astype(np.int64)
         starts, ends = sliding_windows_of(times, 10)
         assert list(zip(starts.tolist(), ends.tolist())) == kafka_sliding_windows_record_by_record(
-            sorted(set(times.tolist())), 10)
+            sorted(set(times.tolist())), 10
+        )
 
 
 def test_rate_limiter_lets_out_the_oldest_when_full_and_after_the_time_limit():
     buffered = {}
-    rows = pd.DataFrame({"key": ["a", "b", "a", "c"], "ms": [0, 10, 20, 30], "value": [1, 2, 3, 4],
-                         "seq": [0, 1, 2, 3]})
+    rows = pd.DataFrame(
+        {"key": ["a", "b", "a", "c"], "ms": [0, 10, 20, 30], "value": [1, 2, 3, 4], "seq": [0, 1, 2, 3]}
+    )
     (keys, ts, values), oldest = limit_step(buffered, 0, rows, time_limit_ms=100, max_records=2)
     assert (keys, ts, values) == (["a"], [20], [3])  # c overflowed the bound: the oldest buffered key, a, left
     assert oldest == 10 and sorted(buffered) == ["b", "c"]
@@ -54,17 +56,22 @@ def test_chain_delays_read_each_files_micro_batch_from_spark_logs(tmp_path):
     meta.mkdir(parents=True)
 
     def entry(name):
-        return '{"path":"file:///x/%s","size":1,"isDir":false,"modificationTime":0,"blockReplication":1,' \
-               '"blockSize":1,"action":"add"}' % name
+        return (
+            '{"path":"file:///x/%s","size":1,"isDir":false,"modificationTime":0,"blockReplication":1,'
+            '"blockSize":1,"action":"add"}' % name
+        )
 
     (meta / "0").write_text("v1\n" + entry("a.parquet") + "\n")
     (meta / "1").write_text("v1\n" + entry("b.parquet") + "\n" + entry("c.parquet") + "\n")
-    (meta / "2.compact").write_text("v1\n" + "\n".join(entry(n) for n in ("a.parquet", "b.parquet", "c.parquet",
-                                                                           "d.parquet")) + "\n")
+    (meta / "2.compact").write_text(
+        "v1\n" + "\n".join(entry(n) for n in ("a.parquet", "b.parquet", "c.parquet", "d.parquet")) + "\n"
+    )
     assert sink_batches(str(tmp_path / "out")) == {"a.parquet": 0, "b.parquet": 1, "c.parquet": 1, "d.parquet": 2}
     source = tmp_path / "checkpoint" / "sources" / "0"
     source.mkdir(parents=True)
     (source / "0").write_text('v1\n{"path":"file:///e/part-00000.parquet","timestamp":1,"batchId":0}\n')
-    (source / "1.compact").write_text('v1\n{"path":"file:///e/part-00000.parquet","timestamp":1,"batchId":0}\n'
-                                      '{"path":"file:///e/part-00001.parquet","timestamp":2,"batchId":1}\n')
+    (source / "1.compact").write_text(
+        'v1\n{"path":"file:///e/part-00000.parquet","timestamp":1,"batchId":0}\n'
+        '{"path":"file:///e/part-00001.parquet","timestamp":2,"batchId":1}\n'
+    )
     assert source_batches(str(tmp_path / "checkpoint")) == {"part-00000.parquet": 0, "part-00001.parquet": 1}

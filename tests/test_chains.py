@@ -45,8 +45,12 @@ def test_aggregate_emits_one_update_per_record_with_kafkas_timestamp(driver):
 
 def test_aggregate_then_suppress_until_time_limit_run_as_one_query(driver):
     totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
-    limited = ss.suppress(totals, key="user", timestamp="ts",
-                          suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()))
+    limited = ss.suppress(
+        totals,
+        key="user",
+        timestamp="ts",
+        suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()),
+    )
     driver.start(limited.withColumn("ts_ms", F.unix_millis("ts")))
     assert driver.step([rec("a", 0, 2)]) == []
     assert driver.step([rec("b", 1, 3)]) == []
@@ -56,11 +60,17 @@ def test_aggregate_then_suppress_until_time_limit_run_as_one_query(driver):
 
 
 def test_windowed_count_then_final_results(driver):
-    counts = ss.aggregate_windowed(driver.input, key="user", timestamp="ts",
-                                   windows=TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=2)),
-                                   aggregations=[F.count("*").alias("n")], emit=EmitStrategy.on_window_update())
-    finals = ss.suppress(counts, key="user", timestamp="ts",
-                         suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()))
+    counts = ss.aggregate_windowed(
+        driver.input,
+        key="user",
+        timestamp="ts",
+        windows=TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=2)),
+        aggregations=[F.count("*").alias("n")],
+        emit=EmitStrategy.on_window_update(),
+    )
+    finals = ss.suppress(
+        counts, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded())
+    )
     driver.start(finals.withColumn("ws", F.unix_millis("window.start")))
     assert driver.step([rec("a", 1), rec("b", 3)]) == []
     assert driver.step([rec("a", 9)]) == []
@@ -70,15 +80,26 @@ def test_windowed_count_then_final_results(driver):
 
 def test_chain_steps_must_keep_the_key(driver):
     totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
-    with pytest.raises(IllegalArgumentException, match="key is \\[total\\], but the operators it follows use \\[user\\]"):
-        ss.suppress(totals, key="total", timestamp="ts",
-                    suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()))
+    with pytest.raises(
+        IllegalArgumentException, match="key is \\[total\\], but the operators it follows use \\[user\\]"
+    ):
+        ss.suppress(
+            totals,
+            key="total",
+            timestamp="ts",
+            suppressed=Suppressed.until_time_limit(timedelta(milliseconds=2), BufferConfig.unbounded()),
+        )
 
 
 def test_until_window_closes_after_a_non_windowed_aggregate_is_refused(driver):
     totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
-    with pytest.raises(IllegalArgumentException, match="until_window_closes needs windowed input: Window close time is only defined for windowed computations"):
-        ss.suppress(totals, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()))
+    with pytest.raises(
+        IllegalArgumentException,
+        match="until_window_closes needs windowed input: Window close time is only defined for windowed computations",
+    ):
+        ss.suppress(
+            totals, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded())
+        )
 
 
 def test_aggregate_checks_its_arguments(driver):

@@ -65,8 +65,10 @@ CASES = {
         "PASS",
         {
             "feature": "grace_join",
-            "config": dict(_join_config(grace=10, versioned=True, retention=9, how="left", key_type="string"),
-                           pipeline="stream.leftJoin(table(versioned, history 9 ms), joiner, grace 10 ms)"),
+            "config": dict(
+                _join_config(grace=10, versioned=True, retention=9, how="left", key_type="string"),
+                pipeline="stream.leftJoin(table(versioned, history 9 ms), joiner, grace 10 ms)",
+            ),
             "input": [],
             "expected_error": "IllegalArgumentException: 'History retention must be at least grace period.'",
             "error_at": "build",
@@ -76,8 +78,10 @@ CASES = {
         "PASS",
         {
             "feature": "grace_join",
-            "config": dict(_join_config(grace=1, versioned=False, retention=None, filtered=True, key_type="int64"),
-                           pipeline="stream.join(table(non-versioned).filter(...), joiner, grace 1 ms)"),
+            "config": dict(
+                _join_config(grace=1, versioned=False, retention=None, filtered=True, key_type="int64"),
+                pipeline="stream.join(table(non-versioned).filter(...), joiner, grace 1 ms)",
+            ),
             "input": [],
             "expected_error": "IllegalArgumentException at builder.build(): 'KTable must be versioned ...'",
             "error_at": "build",
@@ -139,7 +143,10 @@ def test_runner_judges_vectors_it_has_never_seen_by_their_config(tmp_path):
     no_chains.mkdir()
     result = subprocess.run(
         [sys.executable, os.path.join("tests", "conformance", "run.py")],
-        capture_output=True, text=True, timeout=900, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
         env=dict(os.environ, CONFORMANCE_DIR=str(tmp_path), CHAINS_DIR=str(no_chains)),
     )
     lines = result.stdout.splitlines()

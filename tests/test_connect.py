@@ -10,7 +10,7 @@ from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
 import spark_suppress as ss
-from spark_suppress import _connect, _jvm
+from spark_suppress import _connect, _jars, _transport
 from spark_suppress.proto import connect_pb2
 from spark_suppress.testing import TestDriver
 
@@ -30,10 +30,23 @@ def test_every_operator_takes_and_returns_connect_dataframes(spark):
     initial = spark.createDataFrame([("a", T0, "gold")], "customer STRING, changed_at TIMESTAMP, tier STRING")
     outs = [
         ss.suppress(stream, key="customer", timestamp="order_ts", suppressed=LIMIT),
-        ss.aggregate_windowed(stream, key="customer", timestamp="order_ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
-                              aggregations=[F.sum("amount").alias("total"), ss.string_fold("amount").alias("trace")]),
-        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
-                          grace=5, history_retention=10, initial_versions=initial),
+        ss.aggregate_windowed(
+            stream,
+            key="customer",
+            timestamp="order_ts",
+            windows=ss.TimeWindows.of_size_with_no_grace(10),
+            aggregations=[F.sum("amount").alias("total"), ss.string_fold("amount").alias("trace")],
+        ),
+        ss.join_versioned(
+            stream,
+            table,
+            on="customer",
+            stream_timestamp="order_ts",
+            table_timestamp="changed_at",
+            grace=5,
+            history_retention=10,
+            initial_versions=initial,
+        ),
     ]
     for out in outs:
         assert type(out).__module__ == "pyspark.sql.connect.dataframe"
@@ -44,9 +57,14 @@ def test_every_operator_takes_and_returns_connect_dataframes(spark):
 
 def test_string_fold_traces_arrival_order_over_connect(spark):
     d = TestDriver(spark, SCHEMA, timestamp="ts")
-    out = ss.aggregate_windowed(d.input, key="key", timestamp="ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
-                                aggregations=[ss.string_fold("value", initial="0", separator="+").alias("trace")],
-                                emit=ss.EmitStrategy.on_window_close())
+    out = ss.aggregate_windowed(
+        d.input,
+        key="key",
+        timestamp="ts",
+        windows=ss.TimeWindows.of_size_with_no_grace(10),
+        aggregations=[ss.string_fold("value", initial="0", separator="+").alias("trace")],
+        emit=ss.EmitStrategy.on_window_close(),
+    )
     d.start(out.select("key", "trace"))
     try:
         assert d.step([("a", T0, "x")]) == []
@@ -79,18 +97,27 @@ def test_validation_errors_are_connect_exceptions_with_the_jvm_message(spark):
 
 def test_a_client_of_another_version_is_refused_naming_both_versions(spark, monkeypatch):
     d = TestDriver(spark, SCHEMA, timestamp="ts")
-    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    monkeypatch.setattr(_jars, "__version__", "9.9.9")
     with pytest.raises(ss.VersionMismatchError) as e:
         ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)
-    assert "the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version" in str(e.value)
+    assert (
+        "the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version"
+        in str(e.value)
+    )
 
 
 def test_metrics_of_a_query_started_by_the_user(spark, tmp_path):
     rows = [(f"k{i % 3}", T0 + timedelta(milliseconds=i), str(i)) for i in range(7)]
     spark.createDataFrame(rows, SCHEMA).write.parquet(str(tmp_path / "in"))
     src = spark.readStream.schema(spark.read.parquet(str(tmp_path / "in")).schema).parquet(str(tmp_path / "in"))
-    out = ss.suppress(src.withWatermark("ts", "0 seconds"), key="key", timestamp="ts",
-                      suppressed=ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name("users-query"))
+    out = ss.suppress(
+        src.withWatermark("ts", "0 seconds"),
+        key="key",
+        timestamp="ts",
+        suppressed=ss.Suppressed.until_time_limit(timedelta(days=1), ss.BufferConfig.unbounded()).with_name(
+            "users-query"
+        ),
+    )
     q = out.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "ckpt")).start()
     try:
         q.processAllAvailable()
@@ -230,14 +257,20 @@ def test_mixing_transports_is_refused_naming_each_dataframe():
         __module__ = "pyspark.sql.connect.dataframe"
 
     with pytest.raises(TypeError, match="stream_df is a Spark Connect DataFrame, table_df is a classic DataFrame"):
-        _connect.same_transport({"stream_df": Remote(), "table_df": Classic(), "initial_versions": None})
+        _transport.of(stream_df=Remote(), table_df=Classic(), initial_versions=None)
 
 
 def test_server_settings_and_the_no_plugin_message_name_jar_and_classes():
     conf = ss.connect_server_conf()
     assert conf["spark.jars"] == ss.jar_path()
-    assert conf["spark.connect.extensions.relation.classes"] == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
-    assert conf["spark.connect.extensions.expression.classes"] == "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
+    assert (
+        conf["spark.connect.extensions.relation.classes"]
+        == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+    )
+    assert (
+        conf["spark.connect.extensions.expression.classes"]
+        == "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
+    )
     message = _connect.missing_plugin_message(expression=True)
     assert f"--jars {ss.jar_path()} --conf spark.connect.extensions.expression.classes=" in message
 
@@ -252,7 +285,10 @@ def test_configure_registers_the_plugins_for_a_local_connect_server_only():
 
     local = ss.configure(Builder({"spark.remote": "local[2]", "spark.jars": "/x.jar"}))._options
     assert local["spark.jars"] == f"/x.jar,{ss.jar_path()}"
-    assert local["spark.connect.extensions.relation.classes"] == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+    assert (
+        local["spark.connect.extensions.relation.classes"]
+        == "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+    )
     remote = Builder({"spark.remote": "sc://somewhere:15002"})
     assert ss.configure(remote) is remote  # a remote server is configured where it starts
     classic = ss.configure(Builder({}))._options
@@ -291,10 +327,11 @@ def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fo
         "import os\n"
         "jars = ','.join(j for j in [ss.jar_path(), os.environ.get('SPARK_SUPPRESS_SERVER_JARS')] if j)\n"
         "spark = (SparkSession.builder.remote('local[1]').config('spark.jars', jars)\n"
-        "    .config('spark.connect.extensions.relation.classes', ss._connect.RELATION_PLUGIN).getOrCreate())\n"
+        "    .config('spark.connect.extensions.relation.classes', ss._jars.RELATION_PLUGIN).getOrCreate())\n"
         "src = spark.readStream.format('rate').load().withWatermark('timestamp', '0 seconds')\n"
         "windows = ss.TimeWindows.of_size_with_no_grace(10)\n"
-        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows, aggregations=[F.count('*')])\n"
+        "out = ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows,\n"
+        "                            aggregations=[F.count('*')])\n"
         "print('OPERATOR:' + type(out).__module__)\n"
         "try:\n"
         "    ss.aggregate_windowed(src, key='value', timestamp='timestamp', windows=windows,\n"
@@ -305,5 +342,11 @@ def test_a_server_without_the_expression_plugin_names_that_setting_for_string_fo
         env_extra={"SPARK_TESTING": "1", "SPARK_SUPPRESS_CONNECT": ""},
     )
     assert "OPERATOR:pyspark.sql.connect.dataframe" in result.stdout, result.stderr[-3000:]
-    assert "ERR:the Spark Connect server cannot run this: string_fold needs spark-suppress's expression plugin" in result.stdout
-    assert "--conf spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin" in result.stdout
+    assert (
+        "ERR:the Spark Connect server cannot run this: string_fold needs spark-suppress's expression plugin"
+        in result.stdout
+    )
+    assert (
+        "--conf spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin"
+        in result.stdout
+    )

@@ -10,8 +10,19 @@ def test_the_jar_holds_the_plugins_and_messages_but_no_protobuf_runtime_or_spark
     assert "io/github/sparksuppress/connect/SparkSuppressRelationPlugin.class" in names
     assert "io/github/sparksuppress/connect/StringFoldExpressionPlugin.class" in names
     assert "io/github/sparksuppress/connect/proto/Suppress.class" in names
-    leaked = [n for n in names if n.startswith(("com/google/", "org/sparkproject/", "org/apache/spark/connect/",
-                                                 "org/apache/spark/sql/connect/", "io/grpc/"))]
+    leaked = [
+        n
+        for n in names
+        if n.startswith(
+            (
+                "com/google/",
+                "org/sparkproject/",
+                "org/apache/spark/connect/",
+                "org/apache/spark/sql/connect/",
+                "io/grpc/",
+            )
+        )
+    ]
     assert leaked == []
 
 

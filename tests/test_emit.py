@@ -36,12 +36,24 @@ def start(spark):
     def _start(windows, emit, aggregations, name=None, late="drop", idle_timeout=None):
         driver = TestDriver(spark, SCHEMA, timestamp="ts")
         drivers.append(driver)
-        out = ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
-                                    aggregations=aggregations, emit=emit, name=name, late=late, idle_timeout=idle_timeout)
+        out = ss.aggregate_windowed(
+            driver.input,
+            key="user",
+            timestamp="ts",
+            windows=windows,
+            aggregations=aggregations,
+            emit=emit,
+            name=name,
+            late=late,
+            idle_timeout=idle_timeout,
+        )
         driver.output_columns = out.columns
         # Times as epoch milliseconds, whatever the Python process's time zone.
-        return driver.start(out.withColumn("ws", F.unix_millis("window.start")).withColumn("we", F.unix_millis("window.end"))
-                            .withColumn("ts_ms", F.unix_millis("ts")))
+        return driver.start(
+            out.withColumn("ws", F.unix_millis("window.start"))
+            .withColumn("we", F.unix_millis("window.end"))
+            .withColumn("ts_ms", F.unix_millis("ts"))
+        )
 
     yield _start
     for d in drivers:
@@ -49,8 +61,12 @@ def start(spark):
 
 
 def test_tumbling_on_window_close_emits_final_results_and_drops_late_records(start):
-    d = start(TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=5)), CLOSE,
-              [F.count("*").alias("n"), F.sum("amount").alias("total")], name="py-tumbling")
+    d = start(
+        TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=5)),
+        CLOSE,
+        [F.count("*").alias("n"), F.sum("amount").alias("total")],
+        name="py-tumbling",
+    )
     assert d.step([rec("a", 1, 2), rec("a", 4, 3), rec("b", 9)]) == []
     assert view(d.step([rec("c", 15)]), "n", "total", "ts_ms") == [("a", 0, 10, 2, 5, 4), ("b", 0, 10, 1, 1, 9)]
     assert d.step([rec("a", 2, 100)]) == []
@@ -67,7 +83,9 @@ def test_tumbling_grace_zero_closes_at_the_window_end(start):
 
 
 def test_hopping_on_window_update_updates_every_overlapping_window_in_start_order(start):
-    d = start(TimeWindows.of_size_and_grace(10, 100).advance_by(5), UPDATE, [ss.string_fold("label", "0").alias("trace")])
+    d = start(
+        TimeWindows.of_size_and_grace(10, 100).advance_by(5), UPDATE, [ss.string_fold("label", "0").alias("trace")]
+    )
     assert view(d.step([rec("a", 3, label="p")]), "trace") == [("a", 0, 10, "0+p")]
     out = d.step([rec("a", 7, label="q")])
     assert [(r["ws"], r["trace"]) for r in out] == [(0, "0+p+q"), (5, "0+q")]
@@ -81,7 +99,11 @@ def test_hopping_on_window_close_emits_each_overlapping_window_once(start):
 
 
 def test_sessions_on_window_update_retract_what_a_merge_removes(start):
-    d = start(SessionWindows.of_inactivity_gap_and_grace(timedelta(seconds=1), timedelta(0)), UPDATE, [F.count("*").alias("n")])
+    d = start(
+        SessionWindows.of_inactivity_gap_and_grace(timedelta(seconds=1), timedelta(0)),
+        UPDATE,
+        [F.count("*").alias("n")],
+    )
     assert d.output_columns == ["user", "window", "n", "ts", "retraction"]
     assert view(d.step([rec("a", 0)]), "n", "retraction") == [("a", 0, 1000, 1, False)]
     merged = d.step([rec("a", 400)])
@@ -89,7 +111,11 @@ def test_sessions_on_window_update_retract_what_a_merge_removes(start):
 
 
 def test_sessions_on_window_close_emit_final_sessions_once(start):
-    d = start(SessionWindows.of_inactivity_gap_with_no_grace(500), CLOSE, [F.count("*").alias("n"), F.max("amount").alias("top")])
+    d = start(
+        SessionWindows.of_inactivity_gap_with_no_grace(500),
+        CLOSE,
+        [F.count("*").alias("n"), F.max("amount").alias("top")],
+    )
     assert d.step([rec("u", 10, 3)]) == []
     assert d.step([rec("u", 15, 7)]) == []
     assert view(d.step([rec("v", 600)]), "n", "top", "ts_ms") == [("u", 10, 515, 2, 7, 15)]
@@ -124,8 +150,9 @@ def test_window_values_are_checked_on_the_jvm_in_python_spelling(spark):
 
     def fails(windows, message):
         with pytest.raises(IllegalArgumentException, match=message) as e:
-            ss.aggregate_windowed(d.input, key="user", timestamp="ts", windows=windows,
-                                  aggregations=[F.count("*")], emit=CLOSE)
+            ss.aggregate_windowed(
+                d.input, key="user", timestamp="ts", windows=windows, aggregations=[F.count("*")], emit=CLOSE
+            )
         message = str(e.value).splitlines()[0]  # Spark Connect appends the JVM's stack trace
         assert "PT" not in message and "Duration" not in message
 
@@ -177,21 +204,40 @@ def test_operator_validation(spark):
         build(aggregations=[F.count("*").alias("n"), F.sum("amount").alias("n")])
     with pytest.raises(IllegalArgumentException, match="has no event-time watermark"):
         raw = TestDriver(spark)
-        ss.aggregate_windowed(raw.add_input("raw", SCHEMA), key="user", timestamp="ts", windows=tumbling,
-                              aggregations=[F.count("*")], emit=CLOSE)
+        ss.aggregate_windowed(
+            raw.add_input("raw", SCHEMA),
+            key="user",
+            timestamp="ts",
+            windows=tumbling,
+            aggregations=[F.count("*")],
+            emit=CLOSE,
+        )
     with pytest.raises(IllegalArgumentException, match="is not a streaming DataFrame"):
-        ss.aggregate_windowed(spark.createDataFrame([], SCHEMA), key="user", timestamp="ts", windows=tumbling,
-                              aggregations=[F.count("*")], emit=CLOSE)
+        ss.aggregate_windowed(
+            spark.createDataFrame([], SCHEMA),
+            key="user",
+            timestamp="ts",
+            windows=tumbling,
+            aggregations=[F.count("*")],
+            emit=CLOSE,
+        )
 
 
 @pytest.mark.parametrize("late", ["drop", "emit"])
 def test_late_records_are_counted_or_emitted_flagged_once_also_after_a_restart(start, late):
-    d = start(TimeWindows.of_size_with_no_grace(timedelta(milliseconds=10)), CLOSE,
-              [F.count("*").alias("n"), F.sum("amount").alias("total")], name=f"py-late-{late}", late=late)
+    d = start(
+        TimeWindows.of_size_with_no_grace(timedelta(milliseconds=10)),
+        CLOSE,
+        [F.count("*").alias("n"), F.sum("amount").alias("total")],
+        name=f"py-late-{late}",
+        late=late,
+    )
     flag = ("late",) if late == "emit" else ()
     assert ("late" in d.output_columns) == (late == "emit")
     assert d.step([rec("a", 1, 2)]) == []
-    assert view(d.step([rec("a", 10, 3)]), "n", "total", "ts_ms", *flag) == [("a", 0, 10, 1, 2, 1, *((False,) if flag else ()))]
+    assert view(d.step([rec("a", 10, 3)]), "n", "total", "ts_ms", *flag) == [
+        ("a", 0, 10, 1, 2, 1, *((False,) if flag else ()))
+    ]
     missed = d.step([rec("a", 4, 100)])
     if late == "emit":
         assert view(missed, "n", "total", "ts_ms", "late") == [("a", 0, 10, 1, 100, 4, True)]
@@ -207,18 +253,21 @@ def test_late_must_be_drop_or_emit(spark):
     driver = TestDriver(spark, SCHEMA, timestamp="ts")
     windows = TimeWindows.of_size_with_no_grace(timedelta(milliseconds=10))
     with pytest.raises(TypeError, match="late must be"):
-        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
-                              aggregations=[F.count("*")], late=True)
+        ss.aggregate_windowed(
+            driver.input, key="user", timestamp="ts", windows=windows, aggregations=[F.count("*")], late=True
+        )
     with pytest.raises(IllegalArgumentException, match='late must be "drop".*got \'keep\''):
-        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=windows,
-                              aggregations=[F.count("*")], late="keep")
+        ss.aggregate_windowed(
+            driver.input, key="user", timestamp="ts", windows=windows, aggregations=[F.count("*")], late="keep"
+        )
 
 
 @pytest.mark.parametrize("idle", [timedelta(milliseconds=200), None])
 def test_idle_timeout_closes_the_last_windows_when_input_stops_and_survives_a_restart(start, idle):
     # Hopping windows of 2 s every 1 s: a record at 1500 is in [0,2000) (closes at 2000) and [1000,3000).
-    d = start(TimeWindows.of_size_with_no_grace(2000).advance_by(1000), CLOSE, [F.count("*").alias("n")],
-              idle_timeout=idle)
+    d = start(
+        TimeWindows.of_size_with_no_grace(2000).advance_by(1000), CLOSE, [F.count("*").alias("n")], idle_timeout=idle
+    )
     assert d.step([rec("u", 1500)]) == []
     first = view(d.idle(timedelta(milliseconds=600)), "n")
     if idle is None:
@@ -235,14 +284,23 @@ def test_idle_timeout_closes_the_last_windows_when_input_stops_and_survives_a_re
 def test_idle_timeout_must_be_a_duration(spark):
     driver = TestDriver(spark, SCHEMA, timestamp="ts")
     with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
-        ss.aggregate_windowed(driver.input, key="user", timestamp="ts", windows=TimeWindows.of_size_with_no_grace(10),
-                              aggregations=[F.count("*")], idle_timeout=1.5)
+        ss.aggregate_windowed(
+            driver.input,
+            key="user",
+            timestamp="ts",
+            windows=TimeWindows.of_size_with_no_grace(10),
+            aggregations=[F.count("*")],
+            idle_timeout=1.5,
+        )
 
 
 def test_latest_keeps_the_latest_arrival_where_last_keeps_the_latest_event_time(start):
     # Kafka's reduce((v1, v2) -> v2): a later micro-batch arrives later, whatever its event time; last() does not.
-    d = start(TimeWindows.of_size_and_grace(100, 1000), UPDATE,
-              [ss.latest("label").alias("latest"), F.last("label").alias("last")])
+    d = start(
+        TimeWindows.of_size_and_grace(100, 1000),
+        UPDATE,
+        [ss.latest("label").alias("latest"), F.last("label").alias("last")],
+    )
     assert view(d.step([rec("a", 50, label="first")]), "latest", "last") == [("a", 0, 100, "first", "first")]
     assert view(d.step([rec("a", 10, label="second")]), "latest", "last") == [("a", 0, 100, "second", "first")]
     # A null value is skipped, as Kafka's reduce never sees one.
@@ -265,5 +323,9 @@ def test_latest_checks_its_arguments(spark):
         ss.latest("label", order_by=3)
     driver = TestDriver(spark, SCHEMA, timestamp="ts")
     with pytest.raises(Exception, match="order column must be one of"):
-        ss.aggregate(driver.input, key="user", timestamp="ts",
-                     aggregations=[ss.latest("label", order_by=F.array("amount")).alias("v")]).columns
+        ss.aggregate(
+            driver.input,
+            key="user",
+            timestamp="ts",
+            aggregations=[ss.latest("label", order_by=F.array("amount")).alias("v")],
+        ).columns

@@ -40,7 +40,9 @@ class Join:
         tiers = self.driver.add_input("tiers", TIERS)
         options.setdefault("tombstone", "deleted")
         self.driver.start(
-            ss.join_versioned(orders, tiers, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", **options)
+            ss.join_versioned(
+                orders, tiers, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", **options
+            )
         )
 
     @staticmethod
@@ -154,10 +156,20 @@ def test_a_starved_shard_releases_its_order_once_the_watermark_passes_it(spark):
     driver = TestDriver(spark)
     orders = driver.add_input("orders", ORDERS, timestamp="order_ts")
     tiers = driver.add_input("tiers", TIERS)
-    joined = ss.join_versioned(orders, tiers, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
-                               grace=10, history_retention=60_000, how="left", tombstone="deleted")
+    joined = ss.join_versioned(
+        orders,
+        tiers,
+        on="customer",
+        stream_timestamp="order_ts",
+        table_timestamp="changed_at",
+        grace=10,
+        history_retention=60_000,
+        how="left",
+        tombstone="deleted",
+    )
     driver.start(joined)
     try:
+
         def step(rows, input):
             return Join.rows(driver.step(rows, input=input))
 
@@ -202,12 +214,23 @@ def join(inputs, **options):
 @pytest.mark.parametrize(
     "options, error, message",
     [
-        (dict(grace=6, history_retention=5), IllegalArgumentException,
-         "History retention must be at least grace period. The grace period is 6 ms but the table's history retention is 5 ms"),
-        (dict(grace=6), IllegalArgumentException,
-         "KTable must be versioned to use a grace period in a stream table join. The grace period is 6 ms but the "
-         "table is not versioned: pass history_retention (at least as long as grace), or drop grace."),
-        (dict(grace=-1, history_retention=5), IllegalArgumentException, "grace must be >= 0, got timedelta(milliseconds=-1)"),
+        (
+            dict(grace=6, history_retention=5),
+            IllegalArgumentException,
+            "History retention must be at least grace period. The grace period is 6 ms but the table's history "
+            "retention is 5 ms",
+        ),
+        (
+            dict(grace=6),
+            IllegalArgumentException,
+            "KTable must be versioned to use a grace period in a stream table join. The grace period is 6 ms but the "
+            "table is not versioned: pass history_retention (at least as long as grace), or drop grace.",
+        ),
+        (
+            dict(grace=-1, history_retention=5),
+            IllegalArgumentException,
+            "grace must be >= 0, got timedelta(milliseconds=-1)",
+        ),
         (dict(history_retention=timedelta(seconds=-1)), IllegalArgumentException, "history_retention must be >= 0"),
         (dict(grace="5s", history_retention=5), TypeError, "grace must be a datetime.timedelta or an int"),
         (dict(how="outer"), IllegalArgumentException, "how must be 'inner' or 'left', got 'outer'"),
@@ -233,7 +256,11 @@ def test_jvm_side_validation(spark, inputs):
     fails("key (on, stream side) 'user' is not a column", on="user")
     fails("stream timestamp column 'amount' must be a timestamp", stream_timestamp="amount")
     fails("tombstone column 'tier' must be a boolean", tombstone="tier")
-    fails("tombstone 'TIER' is ambiguous", frames=(orders, tiers.select("*", F.col("tier").alias("Tier"))), tombstone="TIER")
+    fails(
+        "tombstone 'TIER' is ambiguous",
+        frames=(orders, tiers.select("*", F.col("tier").alias("Tier"))),
+        tombstone="TIER",
+    )
     fails(
         "key column 'customer' is string on the stream side but int on the table side",
         frames=(orders, tiers.withColumn("customer", F.col("customer").cast("int"))),
@@ -261,8 +288,19 @@ def test_idle_timeout_releases_waiting_records_when_the_stream_stops(spark, idle
     d = TestDriver(spark)
     stream = d.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount LONG", timestamp="order_ts")
     table = d.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
-    d.start(ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
-                              grace=1000, history_retention=60000, how="left", idle_timeout=idle))
+    d.start(
+        ss.join_versioned(
+            stream,
+            table,
+            on="customer",
+            stream_timestamp="order_ts",
+            table_timestamp="changed_at",
+            grace=1000,
+            history_retention=60000,
+            how="left",
+            idle_timeout=idle,
+        )
+    )
     try:
         d.step([("alice", at(0), "silver")], input="tiers")
         assert d.step([("alice", at(1500), 1)], input="orders") == []
@@ -279,9 +317,19 @@ def test_idle_timeout_needs_a_grace_period(spark):
     stream = d.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount LONG", timestamp="order_ts")
     table = d.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
     with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
-        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
-                          idle_timeout="soon")
-    with pytest.raises(IllegalArgumentException, match=r"idle_timeout=timedelta\(milliseconds=200\) moves .*no grace period.*pass grace"):
-        ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at",
-                          idle_timeout=timedelta(milliseconds=200))
+        ss.join_versioned(
+            stream, table, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", idle_timeout="soon"
+        )
+    with pytest.raises(
+        IllegalArgumentException,
+        match=r"idle_timeout=timedelta\(milliseconds=200\) moves .*no grace period.*pass grace",
+    ):
+        ss.join_versioned(
+            stream,
+            table,
+            on="customer",
+            stream_timestamp="order_ts",
+            table_timestamp="changed_at",
+            idle_timeout=timedelta(milliseconds=200),
+        )
     d.stop()

@@ -52,10 +52,17 @@ def test_the_table_marks_failures_and_suites_a_line_does_not_run():
 def test_every_line_builds_and_runs_its_vectors_and_the_default_line_everything():
     for line in lines.read_lines():
         suites = lines.suites(line)
-        assert suites[0] == "test-jvm"
+        assert suites[0] == ("lint" if line.default else "test-jvm")
         if line.default:
-            assert set(suites) == {"test-jvm", "test-python", "conformance", "test-connect", "conformance-connect",
-                                   "test-connect-client"}
+            assert set(suites) == {
+                "lint",
+                "test-jvm",
+                "test-python",
+                "conformance",
+                "test-connect",
+                "conformance-connect",
+                "test-connect-client",
+            }
         elif line.pyspark is not None:
             assert {"conformance-once", "test-connect-plugin", "conformance-connect-chains"} <= set(suites)
         else:
@@ -67,3 +74,11 @@ def test_junit_reports_of_one_project_add_up(tmp_path):
     (tmp_path / "TEST-b.xml").write_text('<testsuite name="b" tests="3" errors="0" failures="0" skipped="0"/>')
     assert lines.junit_counts(str(tmp_path)) == (5, 2, 1)
     assert lines.junit_counts(str(tmp_path / "missing")) is None
+
+
+def test_the_style_checks_run_once_and_their_closing_line_counts():
+    assert sum("lint" in lines.suites(line) for line in lines.read_lines()) == 1
+    out = (
+        "$ ruff check\nAll checks passed!\n$ mypy python/spark_suppress\nFAIL ruff format --check\n2 passed, 1 failed\n"
+    )
+    assert lines.counts("lint", out) == (2, 1, 0)

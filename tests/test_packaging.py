@@ -3,11 +3,10 @@
 import os
 
 import pytest
+from conftest import ROOT, run_python
 
 import spark_suppress as ss
-from spark_suppress import _jvm
-
-from conftest import ROOT, run_python
+from spark_suppress import _jars, _jvm
 
 
 def test_version_comes_from_the_single_version_file():
@@ -35,17 +34,23 @@ def test_the_supported_lines_are_the_builds():
     built = {}
     for line, scala, *_ in rows:
         built.setdefault(line, []).append(".".join(scala.split(".")[:2]))
-    assert {line: tuple(scalas) for line, scalas in built.items()} == _jvm.SUPPORTED_LINES
+    assert {line: tuple(scalas) for line, scalas in built.items()} == _jars.SUPPORTED_LINES
 
 
 @pytest.mark.parametrize(
     "version, scala, name",
-    [("3.5.2", None, "3.5_2.12"), ("3.5.0", "2.13", "3.5_2.13"), ("4.0.0", None, "4.0_2.13"),
-     ("4.1", None, "4.1_2.13"), ("4.2.1", "2.13.18", "4.2_2.13"), ("4.3.0", None, "4.3_2.13")],
+    [
+        ("3.5.2", None, "3.5_2.12"),
+        ("3.5.0", "2.13", "3.5_2.13"),
+        ("4.0.0", None, "4.0_2.13"),
+        ("4.1", None, "4.1_2.13"),
+        ("4.2.1", "2.13.18", "4.2_2.13"),
+        ("4.3.0", None, "4.3_2.13"),
+    ],
 )
 def test_each_spark_line_gets_its_own_jar(version, scala, name):
-    assert _jvm.spark_line(version, scala) == tuple(name.split("_"))
-    expected = os.path.join(os.path.dirname(_jvm.__file__), "jars", f"spark-suppress_{name}-{ss.__version__}.jar")
+    assert _jars.spark_line(version, scala) == tuple(name.split("_"))
+    expected = os.path.join(os.path.dirname(_jars.__file__), "jars", f"spark-suppress_{name}-{ss.__version__}.jar")
     if os.path.isfile(expected):
         assert ss.jar_path(version, scala) == expected
     else:  # a source checkout where only some lines are built: the error says how to build this one
@@ -53,11 +58,14 @@ def test_each_spark_line_gets_its_own_jar(version, scala, name):
             ss.jar_path(version, scala)
 
 
-@pytest.mark.parametrize("version, scala, words", [
-    ("3.4.1", None, r"no build for Spark 3\.4\.1: it supports the Spark lines 3\.5, 4\.0, 4\.1, 4\.2, 4\.3"),
-    ("5.0.0", None, r"no build for Spark 5\.0\.0"),
-    ("4.0.0", "2.12", r"built for Spark 4\.0 on Scala 2\.13, not Scala 2\.12"),
-])
+@pytest.mark.parametrize(
+    "version, scala, words",
+    [
+        ("3.4.1", None, r"no build for Spark 3\.4\.1: it supports the Spark lines 3\.5, 4\.0, 4\.1, 4\.2, 4\.3"),
+        ("5.0.0", None, r"no build for Spark 5\.0\.0"),
+        ("4.0.0", "2.12", r"built for Spark 4\.0 on Scala 2\.13, not Scala 2\.12"),
+    ],
+)
 def test_an_unsupported_spark_line_is_refused_with_the_supported_ones(version, scala, words):
     with pytest.raises(ss.UnsupportedSparkError, match=words):
         ss.jar_path(version, scala)
@@ -85,9 +93,11 @@ def test_configured_session_sees_the_jar_of_the_same_version(spark):
 
 
 def test_version_mismatch_is_reported(spark, monkeypatch):
-    monkeypatch.setattr(_jvm, "__version__", "9.9.9")
+    monkeypatch.setattr(_jars, "__version__", "9.9.9")
     monkeypatch.setattr(_jvm, "_checked_gateways", set())
-    with pytest.raises(ss.VersionMismatchError, match=r"jar on the JVM classpath is version .* Python package is version 9\.9\.9"):
+    with pytest.raises(
+        ss.VersionMismatchError, match=r"jar on the JVM classpath is version .* Python package is version 9\.9\.9"
+    ):
         _jvm.facade(spark)
 
 
@@ -116,7 +126,10 @@ def test_wheel_bundles_the_jar_and_declares_its_license_without_deprecation_warn
 
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), "./python"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     # setuptools >= 77 reads an SPDX string; the older license table draws a deprecation block on every build.
@@ -128,3 +141,8 @@ def test_wheel_bundles_the_jar_and_declares_its_license_without_deprecation_warn
     line, scala = _running_line()
     assert f"spark_suppress/jars/spark-suppress_{line}_{scala}-{ss.__version__}.jar" in names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    # The demo is an example beside the package (examples/, `make demo`); style tools are the tests', not users'.
+    modules = {n for n in names if n.endswith(".py")}
+    assert "spark_suppress/demo.py" not in modules
+    assert modules >= {f"spark_suppress/{m}.py" for m in ("suppress", "aggregate", "join", "testing", "metrics")}
+    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]

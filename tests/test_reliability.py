@@ -1,16 +1,15 @@
 """Bad input through the Python API (the quick part of the reliability checks; the rest is in docs/reliability.md)."""
 
+import re
 from datetime import timedelta
 
-import re
 import pytest
+from conftest import run_python
 from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
-
-from conftest import run_python
 
 LIMIT = ss.Suppressed.until_time_limit(timedelta(seconds=1), ss.BufferConfig.unbounded())
 
@@ -52,10 +51,19 @@ def test_pre_1970_event_times_stop_suppress_with_the_reason(spark):
 def test_zero_durations_are_accepted_and_negative_ones_refused(spark):
     d = TestDriver(spark, "key STRING, ts TIMESTAMP, n LONG", timestamp="ts")
     for zero in (0, timedelta(0)):
-        ss.suppress(d.input, key="key", timestamp="ts", suppressed=ss.Suppressed.until_time_limit(zero, ss.BufferConfig.unbounded()))
+        ss.suppress(
+            d.input,
+            key="key",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_time_limit(zero, ss.BufferConfig.unbounded()),
+        )
     with pytest.raises(IllegalArgumentException, match="must be >= 0"):
-        ss.suppress(d.input, key="key", timestamp="ts",
-                    suppressed=ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded()))
+        ss.suppress(
+            d.input,
+            key="key",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_time_limit(timedelta(milliseconds=-1), ss.BufferConfig.unbounded()),
+        )
 
 
 def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
@@ -64,7 +72,8 @@ def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_erro
         "import spark_suppress as ss\n"
         "import os\n"
         # Spark 3.5's Connect server jar (the Makefile fetches it); later lines' PySpark carries the server.
-        "spark = SparkSession.builder.remote('local[1]').config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
+        "spark = SparkSession.builder.remote('local[1]')\n"
+        "spark = spark.config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
         "spark = spark.getOrCreate()\n"
         "try:\n"
         "    ss.join_versioned(spark.range(1), spark.range(1), on='id', stream_timestamp='id', table_timestamp='id')\n"
@@ -75,6 +84,12 @@ def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_erro
         env_extra={"SPARK_TESTING": "1"},
     )
     # A Connect server without the plugin: the error names the jar and the setting, not Spark's "No handler found".
-    assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
-    assert "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin" in result.stdout
+    assert (
+        "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin"
+        in result.stdout
+    ), result.stderr[-3000:]
+    assert (
+        "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+        in result.stdout
+    )
     assert "--jars " in result.stdout and re.search(r"spark-suppress_\d\.\d_2\.1\d-", result.stdout)

@@ -1,17 +1,16 @@
 """The Python suppress API: behaviour through the real operator, and every validation error."""
 
+import re
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
-import re
 import pytest
+from conftest import run_python
 from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
-
-from conftest import run_python
 
 SCHEMA = "key STRING, ts TIMESTAMP, value STRING, deleted BOOLEAN"
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -72,7 +71,9 @@ def test_with_timer_reset_debounces(spark):
 
 def test_tombstones_are_forwarded_by_until_time_limit(spark):
     s = ss.Suppressed.until_time_limit(0, ss.BufferConfig.unbounded())
-    with driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s, tombstone="deleted")) as d:
+    with driver_for(
+        spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s, tombstone="deleted")
+    ) as d:
         out = d.step([("A", at(5), None, True)])
         assert [(r["key"], r["deleted"]) for r in out] == [("A", True)]
 
@@ -116,7 +117,9 @@ def test_until_window_closes_lets_an_update_for_a_closed_window_out_flagged_when
 def test_late_emit_is_refused_for_until_time_limit(spark):
     s = ss.Suppressed.until_time_limit(timedelta(milliseconds=10), ss.BufferConfig.unbounded())
     with driver_for(spark, lambda df: df) as d:
-        with pytest.raises(IllegalArgumentException, match='late="emit" applies to until_window_closes only.*Drop the late argument'):
+        with pytest.raises(
+            IllegalArgumentException, match='late="emit" applies to until_window_closes only.*Drop the late argument'
+        ):
             ss.suppress(d.input, key="key", timestamp="ts", suppressed=s, late="emit")
 
 
@@ -134,7 +137,10 @@ def test_until_window_closes_with_start_and_end_columns(spark):
 
 def test_max_records_emit_early_evicts_the_oldest(spark):
     s = ss.Suppressed.until_time_limit(ss._durations.FOREVER_MS, ss.BufferConfig.max_records(2).emit_early_when_full())
-    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+    with (
+        one_partition(spark),
+        driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d,
+    ):
         d.step([("A", at(0), "w", False)])
         d.step([("A", at(1), "x", False)])
         d.step([("B", at(2), "y", False)])
@@ -143,21 +149,24 @@ def test_max_records_emit_early_evicts_the_oldest(spark):
 
 def test_max_bytes_counts_kafka_sizes(spark):
     # Kafka's estimate: 28 + key + value columns ("value" and the boolean "deleted"): 28 + 1 + 2 + 1 = 32 per entry.
-    s = ss.Suppressed.until_time_limit(
-        ss._durations.FOREVER_MS, ss.BufferConfig.max_bytes(64).emit_early_when_full()
-    )
-    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+    s = ss.Suppressed.until_time_limit(ss._durations.FOREVER_MS, ss.BufferConfig.max_bytes(64).emit_early_when_full())
+    with (
+        one_partition(spark),
+        driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d,
+    ):
         assert d.step([("A", at(0), "xx", False)]) == []
         assert d.step([("B", at(1), "yy", False)]) == []
         assert kvt(d.step([("C", at(2), "zz", False)])) == [("A", "xx", 0)]
 
 
 def test_shut_down_when_full_stops_the_query_naming_the_operator(spark):
-    s = (
-        ss.Suppressed.until_time_limit(ss._durations.FOREVER_MS, ss.BufferConfig.max_records(1).shut_down_when_full())
-        .with_name("alerts")
-    )
-    with one_partition(spark), driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d:
+    s = ss.Suppressed.until_time_limit(
+        ss._durations.FOREVER_MS, ss.BufferConfig.max_records(1).shut_down_when_full()
+    ).with_name("alerts")
+    with (
+        one_partition(spark),
+        driver_for(spark, lambda df: ss.suppress(df, key="key", timestamp="ts", suppressed=s)) as d,
+    ):
         d.step([("v1", at(0), "1", False)])
         with pytest.raises(Exception, match=r"alerts buffer exceeded its max capacity. Currently \[2/1\] records"):
             d.step([("v2", at(1), "1", False)])
@@ -194,8 +203,11 @@ def test_metrics_report_kafka_names(spark):
         assert m["suppression-emit-total"] == 1.0
         assert m["suppression-buffer-count-current"] == 2.0
         assert set(m) >= {
-            "suppression-buffer-count-avg", "suppression-buffer-count-max",
-            "suppression-buffer-size-current", "suppression-buffer-size-avg", "suppression-buffer-size-max",
+            "suppression-buffer-count-avg",
+            "suppression-buffer-count-max",
+            "suppression-buffer-size-current",
+            "suppression-buffer-size-avg",
+            "suppression-buffer-size-max",
         }
 
 
@@ -226,22 +238,47 @@ def _bad_values():
     unbounded = ss.BufferConfig.unbounded()
     return [
         # (suppressed, other arguments, the JVM's message in Python's spelling)
-        (ss.Suppressed.until_time_limit(timedelta(seconds=-1), unbounded), {},
-         r"time_to_wait_for_more_events must be >= 0, got timedelta\(milliseconds=-1000\)"),
-        (ss.Suppressed.until_time_limit(1, unbounded, clock="wall"), {}, "clock must be 'event' or 'processing', got 'wall'"),
+        (
+            ss.Suppressed.until_time_limit(timedelta(seconds=-1), unbounded),
+            {},
+            r"time_to_wait_for_more_events must be >= 0, got timedelta\(milliseconds=-1000\)",
+        ),
+        (
+            ss.Suppressed.until_time_limit(1, unbounded, clock="wall"),
+            {},
+            "clock must be 'event' or 'processing', got 'wall'",
+        ),
         (ss.Suppressed.until_time_limit(1, ss.BufferConfig.max_records(-1)), {}, "max_records must be >= 0, got -1"),
-        (ss.Suppressed.until_time_limit(1, ss.BufferConfig.max_bytes(10).with_size_model("bits")), {},
-         "size_model must be 'kafka' or 'value_bytes', got 'bits'"),
-        (ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(10).emit_early_when_full()),
-         {"window": "w", "grace": 0}, "until_window_closes accepts only strict buffer configs"),
-        (ss.Suppressed.until_window_closes(unbounded).with_name(" "), {"window": "w", "grace": 0},
-         "name must be a non-empty string, got ' '"),
-        (ss.Suppressed.until_window_closes(unbounded).with_timer_reset(), {"window": "w", "grace": 0},
-         "with_timer_reset\\(\\) applies to until_time_limit only"),
-        (ss.Suppressed.until_window_closes(unbounded), {"window": "w", "grace": -1},
-         "grace must be >= 0, got timedelta\\(milliseconds=-1\\)"),
-        (ss.Suppressed.until_window_closes(unbounded), {"window": "w"},
-         "until_window_closes needs grace.*timedelta\\(0\\) for none"),
+        (
+            ss.Suppressed.until_time_limit(1, ss.BufferConfig.max_bytes(10).with_size_model("bits")),
+            {},
+            "size_model must be 'kafka' or 'value_bytes', got 'bits'",
+        ),
+        (
+            ss.Suppressed.until_window_closes(ss.BufferConfig.max_records(10).emit_early_when_full()),
+            {"window": "w", "grace": 0},
+            "until_window_closes accepts only strict buffer configs",
+        ),
+        (
+            ss.Suppressed.until_window_closes(unbounded).with_name(" "),
+            {"window": "w", "grace": 0},
+            "name must be a non-empty string, got ' '",
+        ),
+        (
+            ss.Suppressed.until_window_closes(unbounded).with_timer_reset(),
+            {"window": "w", "grace": 0},
+            "with_timer_reset\\(\\) applies to until_time_limit only",
+        ),
+        (
+            ss.Suppressed.until_window_closes(unbounded),
+            {"window": "w", "grace": -1},
+            "grace must be >= 0, got timedelta\\(milliseconds=-1\\)",
+        ),
+        (
+            ss.Suppressed.until_window_closes(unbounded),
+            {"window": "w"},
+            "until_window_closes needs grace.*timedelta\\(0\\) for none",
+        ),
     ]
 
 
@@ -314,7 +351,9 @@ def test_input_must_be_streaming_and_watermarked(spark):
     batch = spark.range(1).select(F.col("id").cast("string").alias("key"), F.current_timestamp().alias("ts"))
     with pytest.raises(IllegalArgumentException, match="is not a streaming DataFrame"):
         ss.suppress(batch, key="key", timestamp="ts", suppressed=LIMIT)
-    unwatermarked = spark.readStream.format("rate").load().select(F.col("value").cast("string").alias("key"), "timestamp")
+    unwatermarked = (
+        spark.readStream.format("rate").load().select(F.col("value").cast("string").alias("key"), "timestamp")
+    )
     with pytest.raises(IllegalArgumentException, match=r'has no event-time watermark.*withWatermark\("timestamp"'):
         ss.suppress(unwatermarked, key="key", timestamp="timestamp", suppressed=LIMIT)
 
@@ -325,7 +364,8 @@ def test_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
         "import spark_suppress as ss\n"
         "import os\n"
         # Spark 3.5's Connect server jar (the Makefile fetches it); later lines' PySpark carries the server.
-        "spark = SparkSession.builder.remote('local[1]').config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
+        "spark = SparkSession.builder.remote('local[1]')\n"
+        "spark = spark.config('spark.jars', os.environ.get('SPARK_SUPPRESS_SERVER_JARS', ''))\n"
         "spark = spark.getOrCreate()\n"
         "try:\n"
         "    ss.suppress(spark.range(1), key='id', timestamp='id',\n"
@@ -337,8 +377,14 @@ def test_a_spark_connect_server_without_the_plugin_gets_a_clear_error():
         env_extra={"SPARK_TESTING": "1"},
     )
     # A Connect server without the plugin: the error names the jar and the setting, not Spark's "No handler found".
-    assert "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin" in result.stdout, result.stderr[-3000:]
-    assert "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin" in result.stdout
+    assert (
+        "ERR:the Spark Connect server cannot run this: spark-suppress's operators need its relation plugin"
+        in result.stdout
+    ), result.stderr[-3000:]
+    assert (
+        "--conf spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
+        in result.stdout
+    )
     assert "--jars " in result.stdout and re.search(r"spark-suppress_\d\.\d_2\.1\d-", result.stdout)
 
 
@@ -379,8 +425,15 @@ def test_idle_timeout_resumes_from_the_larger_stream_time(spark):
     s = ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
 
     def build(df):
-        return ss.suppress(df, key="key", timestamp="ts", suppressed=s, window="window", grace=0,
-                           idle_timeout=timedelta(milliseconds=200))
+        return ss.suppress(
+            df,
+            key="key",
+            timestamp="ts",
+            suppressed=s,
+            window="window",
+            grace=0,
+            idle_timeout=timedelta(milliseconds=200),
+        )
 
     with driver_for(spark, build, WINDOWED) as d:
         assert d.step([final("b", 1500, 1000, 2000)]) == []
@@ -394,9 +447,16 @@ def test_idle_timeout_values_are_checked_on_the_jvm_in_python_spelling(spark):
     with driver_for(spark, lambda df: df) as d:
         with pytest.raises(TypeError, match="idle_timeout must be a datetime.timedelta"):
             ss.suppress(d.input, key="key", timestamp="ts", suppressed=limit, idle_timeout="1s")
-        with pytest.raises(IllegalArgumentException, match=r"idle_timeout must be > 0, got timedelta\(milliseconds=0\)"):
+        with pytest.raises(
+            IllegalArgumentException, match=r"idle_timeout must be > 0, got timedelta\(milliseconds=0\)"
+        ):
             ss.suppress(d.input, key="key", timestamp="ts", suppressed=limit, idle_timeout=timedelta(0))
-        wall = ss.Suppressed.until_time_limit(timedelta(milliseconds=10), ss.BufferConfig.unbounded(), clock="processing")
-        with pytest.raises(IllegalArgumentException,
-                           match=r'idle_timeout=timedelta\(milliseconds=200\) has no use .*clock="processing".*Drop the idle_timeout argument'):
+        wall = ss.Suppressed.until_time_limit(
+            timedelta(milliseconds=10), ss.BufferConfig.unbounded(), clock="processing"
+        )
+        with pytest.raises(
+            IllegalArgumentException,
+            match=r'idle_timeout=timedelta\(milliseconds=200\) has no use .*clock="processing".*'
+            r"Drop the idle_timeout argument",
+        ):
             ss.suppress(d.input, key="key", timestamp="ts", suppressed=wall, idle_timeout=timedelta(milliseconds=200))

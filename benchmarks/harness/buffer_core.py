@@ -31,8 +31,10 @@ BUFFERS = ["spark-suppress", "kafka-streams"]
 
 def _fingerprint(root: str) -> str:
     digest = hashlib.sha256()
-    dirs = [os.path.join(root, "benchmarks", "jvm", "src"),
-            os.path.join(root, "jvm", "src", "main", "scala", "io", "github", "sparksuppress", "core")]
+    dirs = [
+        os.path.join(root, "benchmarks", "jvm", "src"),
+        os.path.join(root, "jvm", "src", "main", "scala", "io", "github", "sparksuppress", "core"),
+    ]
     files = [os.path.join(root, "build.sbt")]
     for d in dirs:
         for base, _, names in os.walk(d):
@@ -51,16 +53,25 @@ def classpath(root: str, work_dir: str) -> str:
     if os.path.exists(cache):
         with open(cache) as fh:
             cached = json.load(fh)
-        if cached.get("fingerprint") == fingerprint and all(os.path.exists(p) for p in cached["classpath"].split(os.pathsep)):
+        if cached.get("fingerprint") == fingerprint and all(
+            os.path.exists(p) for p in cached["classpath"].split(os.pathsep)
+        ):
             return cached["classpath"]
     log("compiling the JMH benchmarks (sbt bench/compile)")
     proc = subprocess.run(
-        [os.path.join(root, "build", "sbt"), "-Dsbt.log.noformat=true", "bench/compile",
-         "export bench/Runtime/fullClasspath"],
-        cwd=root, capture_output=True, text=True)
+        [
+            os.path.join(root, "build", "sbt"),
+            "-Dsbt.log.noformat=true",
+            "bench/compile",
+            "export bench/Runtime/fullClasspath",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"sbt bench/compile failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
-    lines = [l for l in proc.stdout.splitlines() if "benchmarks" in l and os.pathsep in l and not l.startswith("[")]
+    lines = [s for s in proc.stdout.splitlines() if "benchmarks" in s and os.pathsep in s and not s.startswith("[")]
     if not lines:
         raise RuntimeError(f"no classpath in sbt's output:\n{proc.stdout[-4000:]}")
     cp = lines[-1].strip()
@@ -75,7 +86,7 @@ def jar_version(cp: str, artifact: str) -> str:
     for entry in cp.split(os.pathsep):
         name = os.path.basename(entry)
         if name.startswith(artifact + "-") and name.endswith(".jar"):
-            version = name[len(artifact) + 1:-len(".jar")]
+            version = name[len(artifact) + 1 : -len(".jar")]
             if version[:1].isdigit() and "-" not in version:
                 return version
     return "unknown"
@@ -89,12 +100,35 @@ OTHER_RUN = r"BufferOperationsBenchmark\.(insert|update)$|SuppressLoopBenchmark"
 def jmh_command(cp: str, jmh: Dict[str, Any], out: str, evict: bool) -> List[str]:
     forks, iterations = (jmh["evict_forks"], jmh["evict_iterations"]) if evict else (jmh["forks"], jmh["iterations"])
     return [
-        "java", "-cp", cp, "org.openjdk.jmh.Main", EVICT_RUN if evict else OTHER_RUN,
-        "-f", str(forks), "-wi", str(jmh["warmup_iterations"]), "-i", str(iterations),
-        "-w", str(jmh["iteration_time"]), "-r", str(jmh["iteration_time"]),
-        "-p", f"size={jmh['size']}", "-p", f"records={jmh['records']}", "-p", f"distinctKeys={jmh['distinct_keys']}",
-        "-p", f"timeLimitMs={jmh['time_limit_ms']}", "-p", f"maxRecords={jmh['max_records']}",
-        "-rf", "json", "-rff", out,
+        "java",
+        "-cp",
+        cp,
+        "org.openjdk.jmh.Main",
+        EVICT_RUN if evict else OTHER_RUN,
+        "-f",
+        str(forks),
+        "-wi",
+        str(jmh["warmup_iterations"]),
+        "-i",
+        str(iterations),
+        "-w",
+        str(jmh["iteration_time"]),
+        "-r",
+        str(jmh["iteration_time"]),
+        "-p",
+        f"size={jmh['size']}",
+        "-p",
+        f"records={jmh['records']}",
+        "-p",
+        f"distinctKeys={jmh['distinct_keys']}",
+        "-p",
+        f"timeLimitMs={jmh['time_limit_ms']}",
+        "-p",
+        f"maxRecords={jmh['max_records']}",
+        "-rf",
+        "json",
+        "-rff",
+        out,
     ] + shlex.split(os.environ.get("BENCH_JMH_ARGS", ""))
 
 
@@ -129,8 +163,19 @@ def _ops_per_second(entry: Dict[str, Any], ops: int) -> Dict[str, Any]:
 def agreement(cp: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
     """Both buffers driven through the traces JMH measures, their evictions compared per operation."""
     out = os.path.join(work_dir, "buffer-agreement")
-    cmd = ["java", "-Xmx2g", "-cp", cp, "io.github.sparksuppress.bench.BufferAgreement", out, str(jmh["size"]),
-           str(jmh["records"]), str(jmh["distinct_keys"]), str(jmh["time_limit_ms"]), str(jmh["max_records"])]
+    cmd = [
+        "java",
+        "-Xmx2g",
+        "-cp",
+        cp,
+        "io.github.sparksuppress.bench.BufferAgreement",
+        out,
+        str(jmh["size"]),
+        str(jmh["records"]),
+        str(jmh["distinct_keys"]),
+        str(jmh["time_limit_ms"]),
+        str(jmh["max_records"]),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"BufferAgreement failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
@@ -138,8 +183,9 @@ def agreement(cp: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
     for op in ("insert", "update", "evict", "suppress"):
         files = [os.path.join(out, f"{b}-{op}.txt") for b in BUFFERS]
         with open(files[0]) as ours, open(files[1]) as kafka:
-            result["operations"][op] = checks.compare_evictions((l.rstrip("\n") for l in ours),
-                                                                (l.rstrip("\n") for l in kafka))
+            result["operations"][op] = checks.compare_evictions(
+                (s.rstrip("\n") for s in ours), (s.rstrip("\n") for s in kafka)
+            )
     result["ok"] = all(c["same"] for c in result["operations"].values())
     return result
 
@@ -163,7 +209,7 @@ def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
             raise RuntimeError(f"JMH failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}")
         with open(out) as fh:
             entries += json.load(fh)
-        failures += [l for l in proc.stdout.splitlines() if "<failure>" in l]
+        failures += [s for s in proc.stdout.splitlines() if "<failure>" in s]
     operations: List[Dict[str, Any]] = []
     targets: List[Dict[str, Any]] = []
     for op, bench, ops_param in OPERATIONS:
@@ -183,8 +229,11 @@ def run(root: str, work_dir: str, jmh: Dict[str, Any]) -> Dict[str, Any]:
         "title": "Suppression buffer core vs Kafka Streams' in-memory buffer (JMH)",
         "params": dict(jmh),
         "jmh_commands": commands,
-        "versions": {"kafka-streams": jar_version(cp, "kafka-streams"), "jmh": jar_version(cp, "jmh-core"),
-                     "scala": jar_version(cp, "scala-library")},
+        "versions": {
+            "kafka-streams": jar_version(cp, "kafka-streams"),
+            "jmh": jar_version(cp, "jmh-core"),
+            "scala": jar_version(cp, "scala-library"),
+        },
         "operations": operations,
         "check": check,
         "failures": failures,

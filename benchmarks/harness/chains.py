@@ -34,7 +34,7 @@ import statistics
 import time
 from datetime import datetime, timedelta
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -48,8 +48,10 @@ from .streaming import SHUFFLE_PARTITIONS, StateSnapshot, read_files
 
 NAME = "chains"
 AGGREGATED_SCHEMA = "key string, ts timestamp, value long, seq long, tier long"  # the join's output
-UPDATES_SCHEMA = ("key string, window struct<start: timestamp, end: timestamp>, count long, tier_sum long, "
-                  "last_seq long, ts timestamp")  # the aggregation's output
+UPDATES_SCHEMA = (
+    "key string, window struct<start: timestamp, end: timestamp>, count long, tier_sum long, "
+    "last_seq long, ts timestamp"
+)  # the aggregation's output
 ROW_COLUMNS = ["key", "start", "end", "count", "tier_sum", "last_seq"]
 SPLIT_STEPS = ("join", "aggregate", "suppress")
 STEP_TIMEOUT_S = 900
@@ -77,9 +79,14 @@ def inputs(ctx: Context, shape) -> Tuple[str, str]:
         _link_all(events_dir, out)
         files = sorted(glob.glob(os.path.join(out, "part-*.parquet")))
         flush = pq.read_table(files[-1])
-        flush = pa.table({"key": flush["key"],
-                          "ts": ev._timestamps(flush["ts"].cast(pa.int64()).to_numpy() + ev.FLUSH_AFTER_MS),
-                          "value": flush["value"], "seq": pa.array(flush["seq"].to_numpy() + flush.num_rows)})
+        flush = pa.table(
+            {
+                "key": flush["key"],
+                "ts": ev._timestamps(flush["ts"].cast(pa.int64()).to_numpy() + ev.FLUSH_AFTER_MS),
+                "value": flush["value"],
+                "seq": pa.array(flush["seq"].to_numpy() + flush.num_rows),
+            }
+        )
         pq.write_table(flush, os.path.join(out, f"part-{len(files):05d}.parquet"))
 
     def build_table(out: str) -> None:
@@ -88,8 +95,10 @@ def inputs(ctx: Context, shape) -> Tuple[str, str]:
         empty = pq.read_table(files[-1]).slice(0, 0)
         pq.write_table(empty, os.path.join(out, f"part-{len(files):05d}.parquet"))
 
-    return (ev._cached(ctx.data_dir, "chain-" + os.path.basename(events_dir), build_events),
-            ev._cached(ctx.data_dir, "chain-" + os.path.basename(table_dir), build_table))
+    return (
+        ev._cached(ctx.data_dir, "chain-" + os.path.basename(events_dir), build_events),
+        ev._cached(ctx.data_dir, "chain-" + os.path.basename(table_dir), build_table),
+    )
 
 
 # ---- the operators -------------------------------------------------------------------------------------------
@@ -103,9 +112,15 @@ def join(ctx: Context, events_dir: str, table_dir: str):
     import spark_suppress as ss
 
     return ss.join_versioned(
-        read_files(ctx.spark, events_dir, ev.EVENT_SCHEMA), read_files(ctx.spark, table_dir, ev.TABLE_SCHEMA),
-        on="key", stream_timestamp="ts", table_timestamp="changed_at", grace=_grace(ctx),
-        history_retention=timedelta(milliseconds=ctx.settings.join_history_retention_ms), how="left")
+        read_files(ctx.spark, events_dir, ev.EVENT_SCHEMA),
+        read_files(ctx.spark, table_dir, ev.TABLE_SCHEMA),
+        on="key",
+        stream_timestamp="ts",
+        table_timestamp="changed_at",
+        grace=_grace(ctx),
+        history_retention=timedelta(milliseconds=ctx.settings.join_history_retention_ms),
+        how="left",
+    )
 
 
 def aggregate(ctx: Context, joined, grace: timedelta):
@@ -114,17 +129,25 @@ def aggregate(ctx: Context, joined, grace: timedelta):
     import spark_suppress as ss
 
     return ss.aggregate_windowed(
-        joined, key="key", timestamp="ts",
+        joined,
+        key="key",
+        timestamp="ts",
         windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=ctx.settings.window_ms), grace),
         aggregations=[F.count("*").alias("count"), F.sum("tier").alias("tier_sum"), F.max("seq").alias("last_seq")],
-        emit=ss.EmitStrategy.on_window_update())
+        emit=ss.EmitStrategy.on_window_update(),
+    )
 
 
 def final_results(updates, **standalone):
     import spark_suppress as ss
 
-    return ss.suppress(updates, key="key", timestamp="ts",
-                       suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()), **standalone)
+    return ss.suppress(
+        updates,
+        key="key",
+        timestamp="ts",
+        suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()),
+        **standalone,
+    )
 
 
 def one_query(ctx: Context, events_dir: str, table_dir: str):
@@ -140,8 +163,12 @@ def split_grace(shape) -> timedelta:
 
 
 def _upstream(ctx: Context, path: str, schema: str, grace: timedelta):
-    return (ctx.spark.readStream.schema(schema).option("maxFilesPerTrigger", SHUFFLE_PARTITIONS).parquet(path)
-            .withWatermark("ts", f"{int(grace.total_seconds() * 1000)} milliseconds"))
+    return (
+        ctx.spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", SHUFFLE_PARTITIONS)
+        .parquet(path)
+        .withWatermark("ts", f"{int(grace.total_seconds() * 1000)} milliseconds")
+    )
 
 
 def split_steps(ctx: Context, events_dir: str, table_dir: str, run_dir: str, grace: timedelta):
@@ -152,8 +179,10 @@ def split_steps(ctx: Context, events_dir: str, table_dir: str, run_dir: str, gra
     return [
         ("join", join(ctx, events_dir, table_dir)),
         ("aggregate", aggregate(ctx, _upstream(ctx, out["join"], AGGREGATED_SCHEMA, grace), grace)),
-        ("suppress", final_results(_upstream(ctx, out["aggregate"], UPDATES_SCHEMA, grace), window="window",
-                                   grace=grace)),
+        (
+            "suppress",
+            final_results(_upstream(ctx, out["aggregate"], UPDATES_SCHEMA, grace), window="window", grace=grace),
+        ),
     ]
 
 
@@ -168,8 +197,12 @@ class Step:
         self.out = os.path.join(run_dir, name, "out")
         self.checkpoint = os.path.join(run_dir, name, "checkpoint")
         os.makedirs(self.out, exist_ok=True)
-        writer = (df.writeStream.format("parquet").option("path", self.out)
-                  .option("checkpointLocation", self.checkpoint).outputMode("append"))
+        writer = (
+            df.writeStream.format("parquet")
+            .option("path", self.out)
+            .option("checkpointLocation", self.checkpoint)
+            .outputMode("append")
+        )
         if available_now:
             writer = writer.trigger(availableNow=True)
         self.started = time.time()
@@ -188,8 +221,13 @@ class Step:
 
     def times(self) -> Dict[int, Tuple[float, float]]:
         """batch id -> (start, end) in epoch seconds."""
-        return {int(p["batchId"]): (_epoch(p["timestamp"]), _epoch(p["timestamp"]) + p["durationMs"]["triggerExecution"] / 1000)
-                for p in self.batches()}
+        return {
+            int(p["batchId"]): (
+                _epoch(p["timestamp"]),
+                _epoch(p["timestamp"]) + p["durationMs"]["triggerExecution"] / 1000,
+            )
+            for p in self.batches()
+        }
 
     def rows_read(self) -> int:
         return sum(int(p.get("numInputRows", 0)) for p in self.batches())
@@ -250,7 +288,7 @@ def run_split(ctx: Context, inputs_: Tuple[str, str], run_dir: str, shape) -> Li
 RUNNERS = {"one-query": run_one_query, "split": run_split}
 LABELS = {
     "one-query": "spark-suppress chain in one query: join_versioned -> aggregate_windowed(on_window_update) -> "
-                 "suppress(until_window_closes)",
+    "suppress(until_window_closes)",
     "split": "the same three operators as three concurrent queries through Parquet",
 }
 
@@ -306,7 +344,7 @@ def _read_output(step: Step, columns: List[str]):
     df = df[~ev.is_flush(df["key"].astype(str))].copy()
     for c in ("window.start", "window.end"):
         if c in df.columns:
-            df[c[len("window."):]] = df[c].values.astype("datetime64[ms]").astype("int64")
+            df[c[len("window.") :]] = df[c].values.astype("datetime64[ms]").astype("int64")
     return df
 
 
@@ -328,8 +366,9 @@ def delays(steps: List[Step], records_per_file: int) -> Dict[str, Any]:
         return {"rows": 0}
     first, last = steps[0], steps[-1]
     arrival_batch_of_file = source_batches(first.checkpoint)
-    arrival = np.array([arrival_batch_of_file[f"part-{int(s) // records_per_file:05d}.parquet"]
-                        for s in finals["last_seq"]])
+    arrival = np.array(
+        [arrival_batch_of_file[f"part-{int(s) // records_per_file:05d}.parquet"] for s in finals["last_seq"]]
+    )
     out_batch = finals["batch"].to_numpy()
     first_times, last_times = first.times(), last.times()
     seconds = np.array([last_times[o][1] - first_times[a][0] for a, o in zip(arrival, out_batch)])
@@ -348,15 +387,19 @@ def delays(steps: List[Step], records_per_file: int) -> Dict[str, Any]:
         u_last = u.loc[list(zip(finals["key"], finals["start"]))]
         sup_in_of = source_batches(last.checkpoint)
         sup_in = np.array([sup_in_of[f] for f in u_last["file"]])
-        batches = ((j_out["batch"].to_numpy() - arrival) + 1 + (u_last["batch"].to_numpy() - agg_in) + 1
-                   + (out_batch - sup_in))
+        batches = (
+            (j_out["batch"].to_numpy() - arrival) + 1 + (u_last["batch"].to_numpy() - agg_in) + 1 + (out_batch - sup_in)
+        )
     return {"rows": int(len(finals)), "batches": _stats(batches), "seconds": _stats(seconds)}
 
 
 def _stats(values) -> Dict[str, float]:
     v = np.asarray(values, dtype=float)
-    return {"median": round(float(np.median(v)), 3), "p95": round(float(np.percentile(v, 95)), 3),
-            "max": round(float(v.max()), 3)}
+    return {
+        "median": round(float(np.median(v)), 3),
+        "p95": round(float(np.percentile(v, 95)), 3),
+        "max": round(float(v.max()), 3),
+    }
 
 
 def _summary(steps: List[Step], first_start: float) -> Dict[str, Any]:
@@ -380,9 +423,16 @@ def _summary(steps: List[Step], first_start: float) -> Dict[str, Any]:
         "first_data_batch_seconds": round(data[0]["durationMs"]["triggerExecution"] / 1000, 3) if data else 0.0,
         "peak_state_rows": state.rows,
         "peak_state_bytes": state.current_version_bytes,
-        "steps": [{"step": s.name, "batches": len(s.batches()), "rows_read": s.rows_read(),
-                   "started_after_s": round(s.started - first_start, 3),
-                   "finished_after_s": round(e - first_start, 3)} for s, e in zip(steps, ends)],
+        "steps": [
+            {
+                "step": s.name,
+                "batches": len(s.batches()),
+                "rows_read": s.rows_read(),
+                "started_after_s": round(s.started - first_start, 3),
+                "finished_after_s": round(e - first_start, 3),
+            }
+            for s, e in zip(steps, ends)
+        ],
     }
 
 
@@ -408,13 +458,16 @@ def _merge(parts: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
     for group in ("map", "result"):
         if group in out:
             ops = out[group]["operator_metrics"]
-            out[group]["operator_metrics"] = dict(sorted(ops.items(), key=lambda kv: -kv[1] if kv[0].endswith("(ms)") else 0))
+            out[group]["operator_metrics"] = dict(
+                sorted(ops.items(), key=lambda kv: -kv[1] if kv[0].endswith("(ms)") else 0)
+            )
     out["steps"] = parts
     return out
 
 
-def measure_once(ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: str, shape,
-                 keep_rows: bool = False) -> Dict[str, Any]:
+def measure_once(
+    ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: str, shape, keep_rows: bool = False
+) -> Dict[str, Any]:
     shutil.rmtree(run_dir, ignore_errors=True)
     started = time.time()
     steps = RUNNERS[system](ctx, inputs_, run_dir, shape)
@@ -439,17 +492,20 @@ def measure_once(ctx: Context, system: str, inputs_: Tuple[str, str], run_dir: s
 
 def check_same_rows(rows: Dict[str, Any], records: int) -> Dict[str, Any]:
     a, b = rows["split"], rows["one-query"]
-    check: Dict[str, Any] = {"rows": {n: int(len(r)) for n, r in rows.items()},
-                             "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
-                             "input_records": records}
+    check: Dict[str, Any] = {
+        "rows": {n: int(len(r)) for n, r in rows.items()},
+        "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
+        "input_records": records,
+    }
     merged = a.merge(b, on=["key", "start", "end"], how="outer", suffixes=("_split", "_one"), indicator=True)
     differ = merged["_merge"] != "both"
     for c in ("count", "tier_sum", "last_seq"):
         differ |= merged[f"{c}_split"] != merged[f"{c}_one"]
     check["differing_rows"] = int(differ.sum())
     check["first_differences"] = merged[differ].head(5).astype(str).to_dict("records")
-    check["same_final_rows"] = bool(check["differing_rows"] == 0 and len(b) > 0
-                                    and all(c == records for c in check["counted_records"].values()))
+    check["same_final_rows"] = bool(
+        check["differing_rows"] == 0 and len(b) > 0 and all(c == records for c in check["counted_records"].values())
+    )
     return check
 
 
@@ -472,21 +528,31 @@ def run(ctx: Context) -> Dict[str, Any]:
                 rows[name] = result.pop("rows")
             runs[name].append(result)
             d = result["delay"]
-            log(f"{name} run {r + 1}/{s.repeats}: {result['seconds']:.2f} s, {shape.records / result['seconds']:,.0f} "
-                f"records/s; delay median {d['seconds']['median']} s / {d['batches']['median']} batches")
+            log(
+                f"{name} run {r + 1}/{s.repeats}: {result['seconds']:.2f} s, {shape.records / result['seconds']:,.0f} "
+                f"records/s; delay median {d['seconds']['median']} s / {d['batches']['median']} batches"
+            )
     records = []
     for name in systems:
         order = sorted(range(len(runs[name])), key=lambda i: runs[name][i]["seconds"])
         median = order[(len(order) - 1) // 2]
         seconds = statistics.median(x["seconds"] for x in runs[name])
         chosen = runs[name][median]
-        records.append({
-            "system": name, "label": LABELS[name], "role": "anchor" if name == "split" else "library",
-            "records": shape.records, "seconds": round(seconds, 3), "records_per_s": round(shape.records / seconds, 1),
-            "runs": [{k: v for k, v in x.items() if k != "breakdown"} for x in runs[name]],
-            "breakdown_run": median, "breakdown": chosen["breakdown"], "delay": chosen["delay"],
-            "peak_state_bytes": chosen["peak_state_bytes"],
-        })
+        records.append(
+            {
+                "system": name,
+                "label": LABELS[name],
+                "role": "anchor" if name == "split" else "library",
+                "records": shape.records,
+                "seconds": round(seconds, 3),
+                "records_per_s": round(shape.records / seconds, 1),
+                "runs": [{k: v for k, v in x.items() if k != "breakdown"} for x in runs[name]],
+                "breakdown_run": median,
+                "breakdown": chosen["breakdown"],
+                "delay": chosen["delay"],
+                "peak_state_bytes": chosen["peak_state_bytes"],
+            }
+        )
         log_breakdown(name, SimpleNamespace(breakdown=chosen["breakdown"], seconds=chosen["seconds"]))
     split, one = records
     one["time_ratio_to_anchor"] = round(one["seconds"] / split["seconds"], 4)
@@ -495,17 +561,22 @@ def run(ctx: Context) -> Dict[str, Any]:
     log(f"{NAME}: same final rows: {check['same_final_rows']}")
     return {
         "title": "Chain join -> windowed aggregation -> suppress: one query vs three",
-        "params": {"records": shape.records, "keys": shape.keys, "records_per_file": shape.records_per_file,
-                   "window_ms": s.window_ms, "grace_ms": s.chains_grace_ms,
-                   "history_retention_ms": s.join_history_retention_ms,
-                   "table_version_interval_ms": s.join_table_version_interval_ms,
-                   "split_grace_ms": int(split_grace(shape).total_seconds() * 1000),
-                   "split_max_files_per_trigger": SHUFFLE_PARTITIONS},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "records_per_file": shape.records_per_file,
+            "window_ms": s.window_ms,
+            "grace_ms": s.chains_grace_ms,
+            "history_retention_ms": s.join_history_retention_ms,
+            "table_version_interval_ms": s.join_table_version_interval_ms,
+            "split_grace_ms": int(split_grace(shape).total_seconds() * 1000),
+            "split_max_files_per_trigger": SHUFFLE_PARTITIONS,
+        },
         "definitions": {
             "seconds": "from starting the first query to the end of the micro-batch that wrote the last final row",
             "delay": "per final row, from the start of the micro-batch that read its last input record (max seq) "
-                     "to the end of the micro-batch that wrote the row; batches: in one query, output batch minus "
-                     "arrival batch; split, per step batch out minus batch in, plus one per hand-over",
+            "to the end of the micro-batch that wrote the row; batches: in one query, output batch minus "
+            "arrival batch; split, per step batch out minus batch in, plus one per hand-over",
         },
         "systems": records,
         "check": check,

@@ -61,7 +61,7 @@ def spark_hash_bytes(data: bytes, seed: int = SPARK_HASH_SEED) -> int:
     h = seed & _M32
     aligned = len(data) - len(data) % 4
     for i in range(0, aligned, 4):
-        h = _mix_h1(h, _mix_k1(int.from_bytes(data[i:i + 4], "little")))
+        h = _mix_h1(h, _mix_k1(int.from_bytes(data[i : i + 4], "little")))
     for b in data[aligned:]:
         h = _mix_h1(h, _mix_k1((b - 256 if b > 127 else b) & _M32))
     return _signed(_fmix(h, len(data)))
@@ -72,7 +72,7 @@ def scala_bytes_hash(data: bytes, seed: int = SCALA_ARRAY_SEED) -> int:
     h = seed & _M32
     aligned = len(data) - len(data) % 4
     for i in range(0, aligned, 4):
-        h = _mix_h1(h, _mix_k1(int.from_bytes(data[i:i + 4], "little")))
+        h = _mix_h1(h, _mix_k1(int.from_bytes(data[i : i + 4], "little")))
     tail = data[aligned:]
     if tail:
         h ^= _mix_k1(int.from_bytes(tail, "little"))
@@ -117,14 +117,20 @@ def _memo(f: Callable[[str], int]) -> Callable[[str], int]:
         if s is None:
             s = cache[key] = f(key)
         return s
+
     return of
 
 
 Row = Tuple[str, int, int]  # key, event time in ms, value
 
 
-def rate_limit_reference(batches: Sequence[Sequence[Row]], time_limit_ms: int, max_records: int,
-                         watermark_delay_ms: int, shard_of: Callable[[str], int]) -> List[Tuple[int, str, int, int]]:
+def rate_limit_reference(
+    batches: Sequence[Sequence[Row]],
+    time_limit_ms: int,
+    max_records: int,
+    watermark_delay_ms: int,
+    shard_of: Callable[[str], int],
+) -> List[Tuple[int, str, int, int]]:
     """What ``suppress(untilTimeLimit(time_limit, maxRecords(max_records).emitEarlyWhenFull()))`` emits, as
     (micro-batch, key, ts, value) rows, for ``batches`` of updates in arrival order.
 
@@ -182,24 +188,40 @@ def compare_rows(expected: Iterable[tuple], got: Iterable[tuple], examples: int 
     e, g = Counter(expected), Counter(got)
     missing, unexpected = e - g, g - e
     # A few of each, in a stable order; str() because a left join's None and a tier do not compare.
-    return {"expected": sum(e.values()), "got": sum(g.values()), "missing": sum(missing.values()),
-            "unexpected": sum(unexpected.values()), "first_missing": heapq.nsmallest(examples, missing, key=str),
-            "first_unexpected": heapq.nsmallest(examples, unexpected, key=str),
-            "same": not missing and not unexpected}
+    return {
+        "expected": sum(e.values()),
+        "got": sum(g.values()),
+        "missing": sum(missing.values()),
+        "unexpected": sum(unexpected.values()),
+        "first_missing": heapq.nsmallest(examples, missing, key=str),
+        "first_unexpected": heapq.nsmallest(examples, unexpected, key=str),
+        "same": not missing and not unexpected,
+    }
 
 
-def check_rate_limit(reference: Sequence[Tuple[int, str, int, int]],
-                     got: Sequence[Tuple[Optional[int], str, int, int]], examples: int = 5) -> Dict[str, Any]:
+def check_rate_limit(
+    reference: Sequence[Tuple[int, str, int, int]],
+    got: Sequence[Tuple[Optional[int], str, int, int]],
+    examples: int = 5,
+) -> Dict[str, Any]:
     """A system's rate-limited output against the reference: the same updates must leave (key, ts, value, as many
     times each), each in the micro-batch the reference says. ``got``'s batch may be ``None`` where the sink does not
     tell; then only the rows are compared."""
     timed = None if any(r[0] is None for r in got) else compare_rows(reference, got, examples)
     # Rows equal batch for batch are equal without batches: the second comparison only when the first fails.
-    rows = timed if timed is not None and timed["same"] else compare_rows([r[1:] for r in reference],
-                                                                           [r[1:] for r in got], examples)
-    check = {"expected_rows": rows["expected"], "emitted_rows": rows["got"], "missing": rows["missing"],
-             "unexpected": rows["unexpected"], "first_missing": rows["first_missing"],
-             "first_unexpected": rows["first_unexpected"]}
+    rows = (
+        timed
+        if timed is not None and timed["same"]
+        else compare_rows([r[1:] for r in reference], [r[1:] for r in got], examples)
+    )
+    check = {
+        "expected_rows": rows["expected"],
+        "emitted_rows": rows["got"],
+        "missing": rows["missing"],
+        "unexpected": rows["unexpected"],
+        "first_missing": rows["first_missing"],
+        "first_unexpected": rows["first_unexpected"],
+    }
     if timed is not None:
         # Rows that left, with the right values, but in another micro-batch than Kafka's rule lets them.
         check["wrong_batch"] = timed["missing"] - rows["missing"]
@@ -229,8 +251,9 @@ def _write(versions: List[Version], changed_at: int, value: Optional[int]) -> No
         versions.insert(i, (changed_at, value))
 
 
-def version_at_timestamp(stream: Iterable[Tuple[str, int]],
-                         table: Iterable[Tuple[str, int, int]]) -> List[Optional[int]]:
+def version_at_timestamp(
+    stream: Iterable[Tuple[str, int]], table: Iterable[Tuple[str, int, int]]
+) -> List[Optional[int]]:
     """For each stream record (key, ts), the value of its key's table version valid at ts, from the whole
     changelog (key, changed_at, value) whenever it arrived: what a join as of the record's timestamp should see."""
     versions: Dict[str, List[Version]] = {}
@@ -249,9 +272,12 @@ def latest_version(stream: Iterable[Tuple[str, int]], table: Iterable[Tuple[str,
     return [latest[k][1] if k in latest else None for k, _ in stream]
 
 
-def grace_join_reference(batches: Sequence[Tuple[Sequence[Tuple[str, int]], Sequence[Tuple[str, int, int]]]],
-                         grace_ms: int, history_retention_ms: int,
-                         shard_of: Callable[[str], int]) -> List[List[Any]]:
+def grace_join_reference(
+    batches: Sequence[Tuple[Sequence[Tuple[str, int]], Sequence[Tuple[str, int, int]]]],
+    grace_ms: int,
+    history_retention_ms: int,
+    shard_of: Callable[[str], int],
+) -> List[List[Any]]:
     """What a left ``join_versioned`` with ``grace_ms`` joins each stream record with: per micro-batch (stream rows
     (key, ts), table rows (key, changed_at, value), each in arrival order), the value per stream row.
 
@@ -304,9 +330,15 @@ def check_join(expected: Iterable[tuple], got: Iterable[tuple], examples: int = 
     output row not in the reference is a wrongly joined record (or one joined twice), each reference row not in the
     output a record not joined or joined with another value."""
     rows = compare_rows(expected, got, examples)
-    return {"expected_rows": rows["expected"], "output_rows": rows["got"], "wrong_rows": rows["unexpected"],
-            "missing_rows": rows["missing"], "first_wrong": rows["first_unexpected"],
-            "first_missing": rows["first_missing"], "ok": rows["same"]}
+    return {
+        "expected_rows": rows["expected"],
+        "output_rows": rows["got"],
+        "wrong_rows": rows["unexpected"],
+        "missing_rows": rows["missing"],
+        "first_wrong": rows["first_unexpected"],
+        "first_missing": rows["first_missing"],
+        "ok": rows["same"],
+    }
 
 
 def check_kafka_run(got: Dict[str, int], expected: Dict[str, int], duplicate_results: int) -> Dict[str, Any]:
@@ -315,10 +347,16 @@ def check_kafka_run(got: Dict[str, int], expected: Dict[str, int], duplicate_res
     missing = [k for k in expected if k not in got]
     extra = [k for k in got if k not in expected]
     wrong = [k for k in expected if k in got and got[k] != expected[k]]
-    return {"results": len(got), "expected": len(expected), "missing": len(missing), "unexpected": len(extra),
-            "wrong_count": len(wrong), "first_wrong": [(k, got[k], expected[k]) for k in wrong[:5]],
-            "duplicate_results": duplicate_results,
-            "same_final_rows": not missing and not extra and not wrong and duplicate_results == 0}
+    return {
+        "results": len(got),
+        "expected": len(expected),
+        "missing": len(missing),
+        "unexpected": len(extra),
+        "wrong_count": len(wrong),
+        "first_wrong": [(k, got[k], expected[k]) for k in wrong[:5]],
+        "duplicate_results": duplicate_results,
+        "same_final_rows": not missing and not extra and not wrong and duplicate_results == 0,
+    }
 
 
 def every_run_holds(runs_per_system: Dict[str, List[Dict[str, Any]]]) -> bool:

@@ -113,9 +113,19 @@ FULL = Settings(
     # Evictions get their own longer run: each measured eviction needs an untimed refill of the buffer, so a
     # 1 s iteration holds only ~10 of them, and Kafka's buffer (which allocates while it evicts) has young
     # collections land inside some of them; 4 forks x 10 iterations narrow its interval from about +-25% to +-9%.
-    jmh={"forks": 2, "warmup_iterations": 5, "iterations": 5, "iteration_time": "1s", "size": 100_000,
-         "records": 200_000, "distinct_keys": 50_000, "time_limit_ms": 5_000, "max_records": 20_000,
-         "evict_forks": 4, "evict_iterations": 10},
+    jmh={
+        "forks": 2,
+        "warmup_iterations": 5,
+        "iterations": 5,
+        "iteration_time": "1s",
+        "size": 100_000,
+        "records": 200_000,
+        "distinct_keys": 50_000,
+        "time_limit_ms": 5_000,
+        "max_records": 20_000,
+        "evict_forks": 4,
+        "evict_iterations": 10,
+    },
 )
 
 QUICK = Settings(
@@ -149,7 +159,17 @@ QUICK = Settings(
     large_state_records_per_second=100_000,
     large_state_repeats=1,
     kafka_repeats=1,
-    jmh={"forks": 1, "warmup_iterations": 1, "iterations": 2, "iteration_time": "200ms", "size": 10_000,
-         "records": 50_000, "distinct_keys": 5_000, "time_limit_ms": 5_000, "max_records": 2_000,
-         "evict_forks": 1, "evict_iterations": 2},
+    jmh={
+        "forks": 1,
+        "warmup_iterations": 1,
+        "iterations": 2,
+        "iteration_time": "200ms",
+        "size": 10_000,
+        "records": 50_000,
+        "distinct_keys": 5_000,
+        "time_limit_ms": 5_000,
+        "max_records": 2_000,
+        "evict_forks": 1,
+        "evict_iterations": 2,
+    },
 )

@@ -97,20 +97,24 @@ def events(root: str, shape: EventShape) -> str:
         files = 0
         for start in range(0, shape.records, shape.records_per_file):
             end = min(shape.records, start + shape.records_per_file)
-            table = pa.table({
-                "key": names.take(pa.array(key_ids[start:end])),
-                "ts": _timestamps(ts[start:end]),
-                "value": pa.array(values[start:end], pa.int64()),
-                "seq": pa.array(np.arange(start, end, dtype=np.int64)),
-            })
+            table = pa.table(
+                {
+                    "key": names.take(pa.array(key_ids[start:end])),
+                    "ts": _timestamps(ts[start:end]),
+                    "value": pa.array(values[start:end], pa.int64()),
+                    "seq": pa.array(np.arange(start, end, dtype=np.int64)),
+                }
+            )
             pq.write_table(table, os.path.join(out, f"part-{files:05d}.parquet"))
             files += 1
-        flush = pa.table({
-            "key": pa.array([f"{FLUSH_PREFIX}{i:02d}" for i in range(FLUSH_KEYS)]),
-            "ts": _timestamps(np.full(FLUSH_KEYS, int(ts.max()) + FLUSH_AFTER_MS)),
-            "value": pa.array(np.zeros(FLUSH_KEYS, dtype=np.int64)),
-            "seq": pa.array(np.arange(shape.records, shape.records + FLUSH_KEYS, dtype=np.int64)),
-        })
+        flush = pa.table(
+            {
+                "key": pa.array([f"{FLUSH_PREFIX}{i:02d}" for i in range(FLUSH_KEYS)]),
+                "ts": _timestamps(np.full(FLUSH_KEYS, int(ts.max()) + FLUSH_AFTER_MS)),
+                "value": pa.array(np.zeros(FLUSH_KEYS, dtype=np.int64)),
+                "seq": pa.array(np.arange(shape.records, shape.records + FLUSH_KEYS, dtype=np.int64)),
+            }
+        )
         pq.write_table(flush, os.path.join(out, f"part-{files:05d}.parquet"))
 
     return _cached(root, _name("events", shape), build)
@@ -127,10 +131,12 @@ def table_changelog(root: str, shape: EventShape, version_interval_ms: int) -> s
         names = key_names(shape.keys)
         span_ms = (shape.records * 1000) // shape.records_per_second
         updates = max(0, int(shape.keys * span_ms / version_interval_ms))
-        times = np.concatenate([
-            np.full(shape.keys, START_MS - shape.disorder_ms - 1, dtype=np.int64),
-            np.sort(rng.integers(START_MS, START_MS + span_ms, updates)),
-        ])
+        times = np.concatenate(
+            [
+                np.full(shape.keys, START_MS - shape.disorder_ms - 1, dtype=np.int64),
+                np.sort(rng.integers(START_MS, START_MS + span_ms, updates)),
+            ]
+        )
         keys = np.concatenate([np.arange(shape.keys), rng.integers(0, shape.keys, updates)])
         tiers = rng.integers(0, 5, len(times))
         # A change reaches the table's stream up to disorder_ms after its timestamp.
@@ -141,11 +147,13 @@ def table_changelog(root: str, shape: EventShape, version_interval_ms: int) -> s
         for f in range(files + 1):  # the last file matches the events' flush file and stays empty
             pick = np.nonzero(file_of == f)[0]
             pick = pick[np.argsort(arrival[pick], kind="stable")]
-            table = pa.table({
-                "key": names.take(pa.array(keys[pick])),
-                "changed_at": _timestamps(times[pick]),
-                "tier": pa.array(tiers[pick], pa.int64()),
-            })
+            table = pa.table(
+                {
+                    "key": names.take(pa.array(keys[pick])),
+                    "changed_at": _timestamps(times[pick]),
+                    "tier": pa.array(tiers[pick], pa.int64()),
+                }
+            )
             pq.write_table(table, os.path.join(out, f"part-{f:05d}.parquet"))
 
     return _cached(root, _name("table", shape, f"-every{version_interval_ms}"), build)

@@ -14,8 +14,7 @@ from typing import Any, Dict, List
 import pyarrow.parquet as pq
 
 from . import events as ev
-from . import floors
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .context import Context, library_has
 from .measure import Measured, System, add_ratios, log, measure, target
 from .streaming import WATERMARK_DELAY, read_files
@@ -44,7 +43,9 @@ def library(spark, path: str, window_ms: int, disorder_ms: int):
         key="key",
         timestamp="ts",
         # Grace = the disorder: records of a window that arrive within a micro-batch after newer ones still count.
-        windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=window_ms), timedelta(milliseconds=disorder_ms)),
+        windows=ss.TimeWindows.of_size_and_grace(
+            timedelta(milliseconds=window_ms), timedelta(milliseconds=disorder_ms)
+        ),
         aggregations=[F.count("*").alias("count")],
         emit=ss.EmitStrategy.on_window_close(),
     )
@@ -56,19 +57,43 @@ def python(spark, path: str, window_ms: int):
 
 
 def floor_system(ctx: Context) -> System:
-    return floors.system(ctx, "floor", "floor: counts per window and key of each micro-batch (partial counts "
-                         "shuffled), no state", ["key", "ts"], floors.window_counts(ctx.settings.window_ms))
+    return floors.system(
+        ctx,
+        "floor",
+        "floor: counts per window and key of each micro-batch (partial counts shuffled), no state",
+        ["key", "ts"],
+        floors.window_counts(ctx.settings.window_ms),
+    )
 
 
 def systems(ctx: Context) -> List[System]:
     s, shape = ctx.settings, ctx.settings.final_results
-    out = [System("spark-native", "Spark groupBy(window, key).count(), append mode", "anchor",
-                  lambda p: native(ctx.spark, p, s.window_ms))]
+    out = [
+        System(
+            "spark-native",
+            "Spark groupBy(window, key).count(), append mode",
+            "anchor",
+            lambda p: native(ctx.spark, p, s.window_ms),
+        )
+    ]
     if library_has("aggregate_windowed"):
-        out.append(System("spark-suppress", "spark-suppress aggregate_windowed(on_window_close)", "library",
-                          lambda p: library(ctx.spark, p, s.window_ms, shape.disorder_ms)))
-    out.append(System("applyInPandasWithState", "PySpark applyInPandasWithState", "python",
-                      lambda p: python(ctx.spark, p, s.window_ms), slow=True))
+        out.append(
+            System(
+                "spark-suppress",
+                "spark-suppress aggregate_windowed(on_window_close)",
+                "library",
+                lambda p: library(ctx.spark, p, s.window_ms, shape.disorder_ms),
+            )
+        )
+    out.append(
+        System(
+            "applyInPandasWithState",
+            "PySpark applyInPandasWithState",
+            "python",
+            lambda p: python(ctx.spark, p, s.window_ms),
+            slow=True,
+        )
+    )
     out.append(floor_system(ctx))
     return out
 
@@ -94,18 +119,22 @@ def check_same_rows(measured: Dict[str, Measured], records: int) -> Dict[str, An
     names = [n for n in ("spark-native", "spark-suppress", "applyInPandasWithState") if n in measured]
     rows = {n: _final_rows(measured[n].last.output_path, n) for n in names}
     reference = rows["spark-native"]
-    check: Dict[str, Any] = {"systems": names, "rows": {n: len(r) for n, r in rows.items()},
-                             "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
-                             "input_records": records, "differences": {}}
+    check: Dict[str, Any] = {
+        "systems": names,
+        "rows": {n: len(r) for n, r in rows.items()},
+        "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
+        "input_records": records,
+        "differences": {},
+    }
     for n in names[1:]:
         other = rows[n]
         if len(other) != len(reference) or not (other.values == reference.values).all():
-            merged = reference.merge(other, on=["key", "start", "end"], how="outer", suffixes=("_native", f"_{n}"),
-                                     indicator=True)
+            merged = reference.merge(
+                other, on=["key", "start", "end"], how="outer", suffixes=("_native", f"_{n}"), indicator=True
+            )
             diff = merged[(merged["_merge"] != "both") | (merged["count_native"] != merged[f"count_{n}"])]
             check["differences"][n] = {"rows": int(len(diff)), "first": diff.head(5).astype(str).to_dict("records")}
-    check["same_final_rows"] = not check["differences"] and all(
-        c == records for c in check["counted_records"].values())
+    check["same_final_rows"] = not check["differences"] and all(c == records for c in check["counted_records"].values())
     return check
 
 
@@ -113,17 +142,32 @@ def run(ctx: Context) -> Dict[str, Any]:
     s, shape = ctx.settings, ctx.settings.final_results
     path = ev.events(ctx.data_dir, shape)
     chosen = systems(ctx)
-    measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
-                       warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
+    measured = measure(
+        chosen,
+        path,
+        shape.records,
+        ctx.scratch(NAME),
+        s.repeats,
+        s.pandas_repeats,
+        warmup=ctx.warmup(),
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="spark-native", floor="floor")
     check = check_same_rows(measured, shape.records)
     log(f"{NAME}: same final rows: {check['same_final_rows']}")
     result: Dict[str, Any] = {
         "title": "Final results per window and key",
-        "params": {"records": shape.records, "keys": shape.keys, "window_ms": s.window_ms,
-                   "disorder_ms": shape.disorder_ms, "records_per_file": shape.records_per_file,
-                   "watermark_delay": WATERMARK_DELAY, "seed": shape.seed},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "window_ms": s.window_ms,
+            "disorder_ms": shape.disorder_ms,
+            "records_per_file": shape.records_per_file,
+            "watermark_delay": WATERMARK_DELAY,
+            "seed": shape.seed,
+        },
         "systems": records,
         "check": check,
         "targets": [],
@@ -138,5 +182,7 @@ def run(ctx: Context) -> Dict[str, Any]:
     ]
     if "applyInPandasWithState" in measured:
         py = next(r for r in records if r["system"] == "applyInPandasWithState")
-        result["targets"].append(target("speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 50, "x"))
+        result["targets"].append(
+            target("speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 50, "x")
+        )
     return result

@@ -87,5 +87,6 @@ def latest_update(batch):
 
 def system(ctx, name: str, label: str, columns, per_batch: Callable) -> System:
     """A floor over the event set: ``columns`` read, ``per_batch`` applied to each micro-batch, its rows written."""
-    return System(name, label, "floor",
-                  lambda p: read_files(ctx.spark, p, ev.EVENT_SCHEMA).select(*columns), per_batch=per_batch)
+    return System(
+        name, label, "floor", lambda p: read_files(ctx.spark, p, ev.EVENT_SCHEMA).select(*columns), per_batch=per_batch
+    )

@@ -70,20 +70,27 @@ def _references(events_dir: str, table_dir: str, graces_ms: List[int], retention
     for e, t in zip(_files(events_dir), _files(table_dir)):
         events = pq.read_table(e, columns=["key", "ts", "value", "seq"]).sort_by("seq")
         table = pq.read_table(t)  # in arrival order
-        batches.append((list(zip(events["key"].to_pylist(), ev.millis(events["ts"]).tolist(),
-                                 events["value"].to_pylist())),
-                        list(zip(table["key"].to_pylist(), ev.millis(table["changed_at"]).tolist(),
-                                 table["tier"].to_pylist()))))
+        batches.append(
+            (
+                list(zip(events["key"].to_pylist(), ev.millis(events["ts"]).tolist(), events["value"].to_pylist())),
+                list(zip(table["key"].to_pylist(), ev.millis(table["changed_at"]).tolist(), table["tier"].to_pylist())),
+            )
+        )
     stream = [r for s, _ in batches for r in s if not r[0].startswith(ev.FLUSH_PREFIX)]
     table = [r for _, t in batches for r in t]
     at_ts = checks.version_at_timestamp([(k, ts) for k, ts, _ in stream], table)
     out: Dict[Any, list] = {"at_timestamp": [r + (v,) for r, v in zip(stream, at_ts)]}
     shard_of = checks.library_shard(SHUFFLE_PARTITIONS)
     for g in graces_ms:
-        joined = checks.grace_join_reference([([(k, ts) for k, ts, _ in s], t) for s, t in batches], g,
-                                             retention_ms, shard_of)
-        out[_system_name(g)] = [r + (v,) for (s, _), vs in zip(batches, joined) for r, v in zip(s, vs)
-                                if v is not checks.NOT_JOINED and not r[0].startswith(ev.FLUSH_PREFIX)]
+        joined = checks.grace_join_reference(
+            [([(k, ts) for k, ts, _ in s], t) for s, t in batches], g, retention_ms, shard_of
+        )
+        out[_system_name(g)] = [
+            r + (v,)
+            for (s, _), vs in zip(batches, joined)
+            for r, v in zip(s, vs)
+            if v is not checks.NOT_JOINED and not r[0].startswith(ev.FLUSH_PREFIX)
+        ]
     return out
 
 
@@ -94,8 +101,13 @@ def _output_rows(out_dir: str) -> List[Tuple[str, int, int, Any]]:
     rows: List[Tuple[str, int, int, Any]] = []
     for name in sink_batches(out_dir):
         t = pq.read_table(os.path.join(out_dir, name), columns=["key", "ts", "value", "tier"])
-        rows += [r for r in zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist(),
-                                t["tier"].to_pylist()) if not r[0].startswith(ev.FLUSH_PREFIX)]
+        rows += [
+            r
+            for r in zip(
+                t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist(), t["tier"].to_pylist()
+            )
+            if not r[0].startswith(ev.FLUSH_PREFIX)
+        ]
     return rows
 
 
@@ -115,16 +127,35 @@ def run(ctx: Context) -> Dict[str, Any]:
         tables[warm[0]] = (warm_table, _snapshot(ctx, warm_table))
     retention = s.join_history_retention_ms
 
-    systems: List[System] = [System(
-        "stream-static", "Spark stream-static left join (latest snapshot)", "anchor",
-        lambda p: stream_static(ctx.spark, p, tables[p][1]))]
+    systems: List[System] = [
+        System(
+            "stream-static",
+            "Spark stream-static left join (latest snapshot)",
+            "anchor",
+            lambda p: stream_static(ctx.spark, p, tables[p][1]),
+        )
+    ]
     for g in s.join_graces_ms:
-        systems.append(System(
-            _system_name(g), f"spark-suppress join_versioned, left, grace {g} ms", "library",
-            lambda p, g=g: grace_join(ctx.spark, p, tables[p][0], g, retention)))
+        systems.append(
+            System(
+                _system_name(g),
+                f"spark-suppress join_versioned, left, grace {g} ms",
+                "library",
+                lambda p, g=g: grace_join(ctx.spark, p, tables[p][0], g, retention),
+            )
+        )
     references = _references(events_dir, table_dir, s.join_graces_ms, retention)
-    measured = measure(systems, events_dir, shape.records, ctx.scratch(NAME), s.repeats, s.repeats,
-                       warmup=warm, keep_output=True, event_log=ctx.event_log)
+    measured = measure(
+        systems,
+        events_dir,
+        shape.records,
+        ctx.scratch(NAME),
+        s.repeats,
+        s.repeats,
+        warmup=warm,
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     records = [m.record() for m in measured.values()]
     add_ratios(records, anchor="stream-static", floor=None)
     check: Dict[str, Any] = {"stream_records": shape.records, "systems": {}}
@@ -140,18 +171,26 @@ def run(ctx: Context) -> Dict[str, Any]:
         r["peak_state_bytes"] = m.last.peak_state.current_version_bytes
         r["peak_state_operators"] = m.last.peak_state.operators
     # The stream-static join is wrong by design and only reported; spark-suppress must follow Kafka's rule.
-    check["joined_as_of_kafka_rule"] = all(c["against_kafka_rule"]["ok"] for c in check["systems"].values()
-                                           if "against_kafka_rule" in c)
-    log(f"{NAME}: spark-suppress joined as Kafka's rule says: {check['joined_as_of_kafka_rule']}; rows not the "
-        "version valid at the record's timestamp: " +
-        ", ".join(f"{n} {c['against_version_at_timestamp']['wrong_rows']}" for n, c in check["systems"].items()))
+    check["joined_as_of_kafka_rule"] = all(
+        c["against_kafka_rule"]["ok"] for c in check["systems"].values() if "against_kafka_rule" in c
+    )
+    log(
+        f"{NAME}: spark-suppress joined as Kafka's rule says: {check['joined_as_of_kafka_rule']}; rows not the "
+        "version valid at the record's timestamp: "
+        + ", ".join(f"{n} {c['against_version_at_timestamp']['wrong_rows']}" for n, c in check["systems"].items())
+    )
     table_rows = pq.read_table(table_dir, columns=["key"]).num_rows
     return {
         "title": "Stream-table join with grace vs stream-static join",
-        "params": {"stream_records": shape.records, "keys": shape.keys, "table_updates": table_rows,
-                   "graces_ms": s.join_graces_ms, "history_retention_ms": retention,
-                   "table_version_interval_ms": s.join_table_version_interval_ms,
-                   "records_per_file": shape.records_per_file},
+        "params": {
+            "stream_records": shape.records,
+            "keys": shape.keys,
+            "table_updates": table_rows,
+            "graces_ms": s.join_graces_ms,
+            "history_retention_ms": retention,
+            "table_version_interval_ms": s.join_table_version_interval_ms,
+            "records_per_file": shape.records_per_file,
+        },
         "systems": records,
         "check": check,
         "targets": [],

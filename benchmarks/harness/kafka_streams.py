@@ -75,13 +75,33 @@ def _spark_submit() -> str:
     return os.path.join(os.path.dirname(pyspark.__file__), "bin", "spark-submit")
 
 
-def _start(system: str, root: str, cp: str, jars: List[str], bootstrap: str, topic_in: str, topic_out: str,
-           run_dir: str, window_ms: int, event_log: bool) -> subprocess.Popen:
+def _start(
+    system: str,
+    root: str,
+    cp: str,
+    jars: List[str],
+    bootstrap: str,
+    topic_in: str,
+    topic_out: str,
+    run_dir: str,
+    window_ms: int,
+    event_log: bool,
+) -> subprocess.Popen:
     log_file = open(os.path.join(run_dir, f"{system}.log"), "w")
     if system == "kafka-streams":
-        cmd = _java() + ["-cp", cp, "io.github.sparksuppress.bench.kafka.WindowedCountApp", bootstrap,
-                         os.path.basename(run_dir), topic_in, topic_out, os.path.join(run_dir, "state"),
-                         str(window_ms), str(GRACE_MS), str(PARTITIONS)]
+        cmd = _java() + [
+            "-cp",
+            cp,
+            "io.github.sparksuppress.bench.kafka.WindowedCountApp",
+            bootstrap,
+            os.path.basename(run_dir),
+            topic_in,
+            topic_out,
+            os.path.join(run_dir, "state"),
+            str(window_ms),
+            str(GRACE_MS),
+            str(PARTITIONS),
+        ]
         env = dict(os.environ)
     else:
         conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}
@@ -90,10 +110,23 @@ def _start(system: str, root: str, cp: str, jars: List[str], bootstrap: str, top
             conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))
         cmd = [_spark_submit(), "--master", "local[2]", "--driver-memory", os.environ.get("BENCH_DRIVER_MEMORY", "4g")]
         cmd += [a for k, v in conf.items() for a in ("--conf", f"{k}={v}")]
-        cmd += ["--jars", ",".join(jars), os.path.join(root, "benchmarks", "spark_jobs", "kafka_windowed_count.py"),
-                bootstrap, topic_in, topic_out, os.path.join(run_dir, "checkpoint"), str(window_ms), str(GRACE_MS)]
-        env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
-                   PYTHONPATH=os.path.join(root, "python"))
+        cmd += [
+            "--jars",
+            ",".join(jars),
+            os.path.join(root, "benchmarks", "spark_jobs", "kafka_windowed_count.py"),
+            bootstrap,
+            topic_in,
+            topic_out,
+            os.path.join(run_dir, "checkpoint"),
+            str(window_ms),
+            str(GRACE_MS),
+        ]
+        env = dict(
+            os.environ,
+            PYSPARK_PYTHON=sys.executable,
+            PYSPARK_DRIVER_PYTHON=sys.executable,
+            PYTHONPATH=os.path.join(root, "python"),
+        )
     return subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
@@ -141,9 +174,11 @@ def _spark_breakdown(run_dir: str) -> Dict[str, Any]:
             if line.startswith("RUN_ID "):
                 run_id = line.split()[1]
             elif line.startswith("PROGRESS "):
-                progress.append(json.loads(line[len("PROGRESS "):]))
-    out: Dict[str, Any] = {"phases": profile.phases(progress),
-                           "input_rows_per_batch": [p["numInputRows"] for p in progress]}
+                progress.append(json.loads(line[len("PROGRESS ") :]))
+    out: Dict[str, Any] = {
+        "phases": profile.phases(progress),
+        "input_rows_per_batch": [p["numInputRows"] for p in progress],
+    }
     logs = os.path.join(run_dir, "eventlog")
     files = os.listdir(logs) if os.path.isdir(logs) else []
     if run_id and len(files) == 1:
@@ -171,8 +206,11 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
     csv = events_csv(ctx.data_dir, path)
     expected = expected_counts(path, s.window_ms)
     cp = classpath(root, os.path.dirname(ctx.data_dir))
-    jars = [os.path.join(root, "python", "spark_suppress", "jars", f) for f in
-            os.listdir(os.path.join(root, "python", "spark_suppress", "jars")) if f.endswith(".jar")]
+    jars = [
+        os.path.join(root, "python", "spark_suppress", "jars", f)
+        for f in os.listdir(os.path.join(root, "python", "spark_suppress", "jars"))
+        if f.endswith(".jar")
+    ]
     jars += local_kafka.connector_jars()
     work = ctx.scratch(NAME)
     shutil.rmtree(work, ignore_errors=True)
@@ -182,35 +220,47 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
     timeout_s = 1800 if s.mode == "full" else 600
     # The events' timestamps are from 2023: with the default 7-day retention by record time the broker would delete
     # each segment of every topic as soon as it rolled, events and results alike.
-    with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS,
-                            settings=["log.retention.ms=-1"]) as bootstrap:
+    with local_kafka.broker(
+        os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS, settings=["log.retention.ms=-1"]
+    ) as bootstrap:
         for r in range(s.kafka_repeats):
             for system in systems:  # round robin, as the other benchmarks
                 run_dir = os.path.join(work, f"{system}-{r}")
                 os.makedirs(run_dir)
                 topic_in, topic_out = f"events-{system}-{r}", f"results-{system}-{r}"
                 driver = _java() + ["-cp", cp, "io.github.sparksuppress.bench.kafka.KafkaDriver"]
-                made = subprocess.run(driver + ["topics", bootstrap, str(PARTITIONS), topic_in, topic_out],
-                                      capture_output=True, text=True, timeout=120)
+                made = subprocess.run(
+                    driver + ["topics", bootstrap, str(PARTITIONS), topic_in, topic_out],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
                 if made.returncode != 0:
                     raise RuntimeError(f"creating topics failed:\n{made.stdout[-2000:]}{made.stderr[-2000:]}")
-                process = _start(system, root, cp, jars, bootstrap, topic_in, topic_out, run_dir, s.window_ms,
-                                 event_log)
+                process = _start(
+                    system, root, cp, jars, bootstrap, topic_in, topic_out, run_dir, s.window_ms, event_log
+                )
                 rows_path = os.path.join(run_dir, "results.csv")
                 try:
-                    stdout, returncode = _drive(driver + ["run", bootstrap, topic_in, topic_out, csv,
-                                                          str(len(expected)), str(timeout_s), rows_path],
-                                                process, run_dir, system)
+                    stdout, returncode = _drive(
+                        driver
+                        + ["run", bootstrap, topic_in, topic_out, csv, str(len(expected)), str(timeout_s), rows_path],
+                        process,
+                        run_dir,
+                        system,
+                    )
                 finally:
                     _stop(process)
-                lines = [l for l in stdout.splitlines() if l.startswith("RESULT ")]
+                lines = [s for s in stdout.splitlines() if s.startswith("RESULT ")]
                 if returncode != 0 or not lines:
                     raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
-                result = json.loads(lines[-1][len("RESULT "):])
+                result = json.loads(lines[-1][len("RESULT ") :])
                 if not result["complete"]:
                     tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
-                    raise RuntimeError(f"{system} produced {result['results']} of {len(expected)} final results "
-                                       f"within {timeout_s} s; its log ends:\n{tail}")
+                    raise RuntimeError(
+                        f"{system} produced {result['results']} of {len(expected)} final results "
+                        f"within {timeout_s} s; its log ends:\n{tail}"
+                    )
                 seconds = (result["last_consumed_ms"] - result["first_produced_ms"]) / 1000
                 result["seconds"] = round(seconds, 3)
                 result["started_seconds"] = _started_seconds(run_dir, system, result["first_produced_ms"])
@@ -219,10 +269,12 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
                 result["produce_seconds"] = round((result["last_produced_ms"] - result["first_produced_ms"]) / 1000, 3)
                 runs[system].append(result)
                 checks[system].append(_check(rows_path, expected, int(result["duplicate_results"])))
-                log(f"{system} run {r + 1}/{s.kafka_repeats}: {seconds:.2f} s from the first event produced to "
+                log(
+                    f"{system} run {r + 1}/{s.kafka_repeats}: {seconds:.2f} s from the first event produced to "
                     f"the last result consumed (started after {result['started_seconds']:.2f} s), "
                     f"{shape.records / seconds:,.0f} records/s; same final rows, none twice: "
-                    f"{checks[system][-1]['same_final_rows']}")
+                    f"{checks[system][-1]['same_final_rows']}"
+                )
                 if checks[system][-1]["same_final_rows"]:  # a failed run's logs and results stay for a look
                     shutil.rmtree(run_dir, ignore_errors=True)
     records = []
@@ -232,26 +284,48 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
         breakdown = median_run.get("breakdown")
         for x in runs[system]:  # the median run's goes on the system's record, as in the other benchmarks
             x.pop("breakdown", None)
-        records.append({
-            "system": system, "role": "anchor" if system == "kafka-streams" else "library",
-            "label": ("Kafka Streams windowedBy(TimeWindows).emitStrategy(onWindowClose()).count()"
-                      if system == "kafka-streams" else
-                      "spark-suppress aggregate_windowed(on_window_close), Spark's Kafka source and sink"),
-            "records": shape.records, "seconds": median, "records_per_s": round(shape.records / median, 1),
-            "runs": runs[system],
-        })
+        records.append(
+            {
+                "system": system,
+                "role": "anchor" if system == "kafka-streams" else "library",
+                "label": (
+                    "Kafka Streams windowedBy(TimeWindows).emitStrategy(onWindowClose()).count()"
+                    if system == "kafka-streams"
+                    else "spark-suppress aggregate_windowed(on_window_close), Spark's Kafka source and sink"
+                ),
+                "records": shape.records,
+                "seconds": median,
+                "records_per_s": round(shape.records / median, 1),
+                "runs": runs[system],
+            }
+        )
         if breakdown:
             records[-1]["breakdown"] = breakdown
     records[1]["time_ratio_to_anchor"] = round(records[1]["seconds"] / records[0]["seconds"], 4)
     records[0]["time_ratio_to_anchor"] = 1.0
     return {
         "title": "End to end through Kafka: Kafka Streams vs spark-suppress",
-        "params": {"records": shape.records, "keys": shape.keys, "window_ms": s.window_ms, "grace_ms": GRACE_MS,
-                   "partitions": PARTITIONS, "stream_threads": PARTITIONS, "spark_master": "local[2]",
-                   "runs_per_system": s.kafka_repeats, "broker": "Apache Kafka 3.9.2, KRaft, one node, loopback"},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "window_ms": s.window_ms,
+            "grace_ms": GRACE_MS,
+            "partitions": PARTITIONS,
+            "stream_threads": PARTITIONS,
+            "spark_master": "local[2]",
+            "runs_per_system": s.kafka_repeats,
+            "broker": "Apache Kafka 3.9.2, KRaft, one node, loopback",
+        },
         "versions": {"kafka-streams": jar_version(cp, "kafka-streams")},
         "systems": records,
         "check": {"same_final_rows": result_checks.every_run_holds(checks), "systems": checks},
-        "targets": [target("records/s over Kafka Streams' on the same job", records[1]["records_per_s"] /
-                           records[0]["records_per_s"], ">=", 1.0, "x")],
+        "targets": [
+            target(
+                "records/s over Kafka Streams' on the same job",
+                records[1]["records_per_s"] / records[0]["records_per_s"],
+                ">=",
+                1.0,
+                "x",
+            )
+        ],
     }

@@ -29,18 +29,31 @@ NAME = "large_state"
 
 def shape_of(ctx: Context, keys: int) -> EventShape:
     s = ctx.settings
-    return EventShape(records=s.large_state_records, keys=keys, records_per_file=s.large_state_records_per_file,
-                      records_per_second=s.large_state_records_per_second)
+    return EventShape(
+        records=s.large_state_records,
+        keys=keys,
+        records_per_file=s.large_state_records_per_file,
+        records_per_second=s.large_state_records_per_second,
+    )
 
 
 def systems(ctx: Context, shape: EventShape) -> List[System]:
     w = ctx.settings.window_ms
     return [
-        System(f"spark-native keys={shape.keys}", f"{shape.keys:,} keys: Spark groupBy(window, key).count(), append, "
-               "RocksDB", "anchor", lambda p: native(ctx.spark, p, w), conf=ROCKSDB_CONF),
-        System(f"spark-suppress keys={shape.keys}", f"{shape.keys:,} keys: spark-suppress aggregate_windowed"
-               "(on_window_close), RocksDB", "library", lambda p: library(ctx.spark, p, w, shape.disorder_ms),
-               conf=ROCKSDB_CONF),
+        System(
+            f"spark-native keys={shape.keys}",
+            f"{shape.keys:,} keys: Spark groupBy(window, key).count(), append, RocksDB",
+            "anchor",
+            lambda p: native(ctx.spark, p, w),
+            conf=ROCKSDB_CONF,
+        ),
+        System(
+            f"spark-suppress keys={shape.keys}",
+            f"{shape.keys:,} keys: spark-suppress aggregate_windowed(on_window_close), RocksDB",
+            "library",
+            lambda p: library(ctx.spark, p, w, shape.disorder_ms),
+            conf=ROCKSDB_CONF,
+        ),
     ]
 
 
@@ -53,9 +66,17 @@ def run(ctx: Context) -> Dict[str, Any]:
         shape = shape_of(ctx, keys)
         path = ev.events(ctx.data_dir, shape)
         # Each point is long: few measured runs per system, warm-up before the first point only.
-        measured = measure(systems(ctx, shape), path, shape.records, ctx.scratch(NAME, str(keys)),
-                           s.large_state_repeats, s.large_state_repeats,
-                           warmup=ctx.warmup() if i == 0 else None, keep_output=True, event_log=ctx.event_log)
+        measured = measure(
+            systems(ctx, shape),
+            path,
+            shape.records,
+            ctx.scratch(NAME, str(keys)),
+            s.large_state_repeats,
+            s.large_state_repeats,
+            warmup=ctx.warmup() if i == 0 else None,
+            keep_output=True,
+            event_log=ctx.event_log,
+        )
         point = [m.record() for m in measured.values()]
         add_ratios(point, anchor=f"spark-native keys={keys}", floor=None)
         for r, m in zip(point, measured.values()):
@@ -68,32 +89,55 @@ def run(ctx: Context) -> Dict[str, Any]:
             r["state_sst_bytes"] = state.sst_bytes
             r["state_sst_bytes_per_row"] = round(state.sst_bytes / state.rows, 1) if state.rows else None
             r["state_sst_bytes_per_key"] = round(state.sst_bytes / keys, 1)
-            curves[r["system"].split(" ")[0]].append({k: r[k] for k in (
-                "keys", "seconds", "steady_us_per_record", "state_rows", "state_sst_bytes",
-                "state_sst_bytes_per_row", "state_sst_bytes_per_key")})
+            curves[r["system"].split(" ")[0]].append(
+                {
+                    k: r[k]
+                    for k in (
+                        "keys",
+                        "seconds",
+                        "steady_us_per_record",
+                        "state_rows",
+                        "state_sst_bytes",
+                        "state_sst_bytes_per_row",
+                        "state_sst_bytes_per_key",
+                    )
+                }
+            )
         records += point
         rows = {n: _rows(m.last.output_path) for n, m in measured.items()}
         names = list(rows)
         c = _compare(rows[names[0]], rows[names[1]], names)
         c["counted_records"] = {n: int(r["count"].sum()) for n, r in rows.items()}
         c["same_final_rows"] = c["differing_rows"] == 0 and all(
-            v == shape.records for v in c["counted_records"].values())
+            v == shape.records for v in c["counted_records"].values()
+        )
         checks[f"{keys} keys"] = c
         log(f"{NAME} {keys} keys: same final rows: {c['same_final_rows']}")
-    growth = {name: round(pts[-1]["steady_us_per_record"] / pts[0]["steady_us_per_record"], 3)
-              for name, pts in curves.items() if len(pts) > 1 and pts[0]["steady_us_per_record"]}
+    growth = {
+        name: round(pts[-1]["steady_us_per_record"] / pts[0]["steady_us_per_record"], 3)
+        for name, pts in curves.items()
+        if len(pts) > 1 and pts[0]["steady_us_per_record"]
+    }
     most = s.large_state_keys[-1]
     lib = next(r for r in records if r["system"] == f"spark-suppress keys={most}")
     return {
         "title": "Large state on RocksDB",
-        "params": {"records": s.large_state_records, "keys": s.large_state_keys, "window_ms": s.window_ms,
-                   "records_per_file": s.large_state_records_per_file,
-                   "records_per_second": s.large_state_records_per_second, "watermark_delay": WATERMARK_DELAY,
-                   "state_store": ROCKSDB_CONF["spark.sql.streaming.stateStore.providerClass"]},
+        "params": {
+            "records": s.large_state_records,
+            "keys": s.large_state_keys,
+            "window_ms": s.window_ms,
+            "records_per_file": s.large_state_records_per_file,
+            "records_per_second": s.large_state_records_per_second,
+            "watermark_delay": WATERMARK_DELAY,
+            "state_store": ROCKSDB_CONF["spark.sql.streaming.stateStore.providerClass"],
+        },
         "systems": records,
         "curves": curves,
         "cost_growth": growth,
         "check": {"same_final_rows": all(c["same_final_rows"] for c in checks.values()), "points": checks},
-        "targets": [target(f"time ratio to Spark's aggregation at {most:,} keys (RocksDB)",
-                           lib["time_ratio_to_anchor"], "<=", 0.8)],
+        "targets": [
+            target(
+                f"time ratio to Spark's aggregation at {most:,} keys (RocksDB)", lib["time_ratio_to_anchor"], "<=", 0.8
+            )
+        ],
     }

@@ -34,7 +34,7 @@ def _memory_gb() -> float:
 def java_version() -> str:
     try:
         out = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
-        return " / ".join(l.strip() for l in out[:2])
+        return " / ".join(s.strip() for s in out[:2])
     except OSError:
         return "unknown"
 
@@ -83,7 +83,11 @@ def versions(root: str, spark=None) -> Dict[str, Any]:
 
 def git_commit(root: str) -> str:
     try:
-        return subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+            ).stdout.strip()
+            or "unknown"
+        )
     except OSError:
         return "unknown"

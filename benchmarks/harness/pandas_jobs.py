@@ -21,6 +21,7 @@ def _ship_by_value() -> None:
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
+
 WINDOW_COUNT_SCHEMA = "key string, window_start timestamp, window_end timestamp, count long"
 RATE_LIMIT_SCHEMA = "key string, ts timestamp, value long"
 
@@ -49,12 +50,14 @@ def window_counts(events, window_ms: int):
         watermark = state.getCurrentWatermarkMs()
         closed = sorted(s for s in windows if s + window_ms <= watermark)
         if closed:
-            yield pd.DataFrame({
-                "key": [key[0]] * len(closed),
-                "window_start": pd.to_datetime(closed, unit="ms"),
-                "window_end": pd.to_datetime([s + window_ms for s in closed], unit="ms"),
-                "count": [windows.pop(s) for s in closed],
-            })
+            yield pd.DataFrame(
+                {
+                    "key": [key[0]] * len(closed),
+                    "window_start": pd.to_datetime(closed, unit="ms"),
+                    "window_end": pd.to_datetime([s + window_ms for s in closed], unit="ms"),
+                    "count": [windows.pop(s) for s in closed],
+                }
+            )
         if windows:
             state.update((pickle.dumps(windows),))
             # Spark fires a timeout once the watermark is past it: at the earliest open window's end.
@@ -174,12 +177,14 @@ def sliding_counts(events, difference_ms: int):
         if due.any():
             s, e = starts[due], ends[due]
             counts = np.searchsorted(times, e, "right") - np.searchsorted(times, s, "left")
-            yield pd.DataFrame({
-                "key": [key[0]] * len(s),
-                "window_start": pd.to_datetime(s, unit="ms"),
-                "window_end": pd.to_datetime(e + 1, unit="ms"),
-                "count": counts.astype(np.int64),
-            })
+            yield pd.DataFrame(
+                {
+                    "key": [key[0]] * len(s),
+                    "window_start": pd.to_datetime(s, unit="ms"),
+                    "window_end": pd.to_datetime(e + 1, unit="ms"),
+                    "count": counts.astype(np.int64),
+                }
+            )
         pending = ends[ends >= watermark]
         # A window still to come starts at most d + 1 before its end: older records are no longer needed.
         times = times[times >= watermark - difference_ms - 1]
@@ -198,8 +203,11 @@ def sliding_counts(events, difference_ms: int):
 
 # Spark 4's stateful API (transformWithState): the same two jobs. It runs on the RocksDB state store only, and its
 # Python processors reach their state through calls to the JVM, one per state access.
-ROCKSDB_CONF = {"spark.sql.streaming.stateStore.providerClass":
-            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"}
+ROCKSDB_CONF = {
+    "spark.sql.streaming.stateStore.providerClass": (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    )
+}
 
 
 def _utc(ms: int):
@@ -255,8 +263,14 @@ def tws_window_counts(events, window_ms: int, rows_api: bool):
             if rows_api:
                 yield Row(key=key[0], window_start=_utc(start), window_end=_utc(start + window_ms), count=count)
             else:
-                yield pd.DataFrame({"key": [key[0]], "window_start": pd.to_datetime([start], unit="ms"),
-                                    "window_end": pd.to_datetime([start + window_ms], unit="ms"), "count": [count]})
+                yield pd.DataFrame(
+                    {
+                        "key": [key[0]],
+                        "window_start": pd.to_datetime([start], unit="ms"),
+                        "window_end": pd.to_datetime([start + window_ms], unit="ms"),
+                        "count": [count],
+                    }
+                )
 
         def close(self):
             pass
@@ -304,8 +318,14 @@ def tws_rate_limited(events, time_limit_ms: int, max_records: int, shards: int, 
         def handleInputRows(self, key, rows, timerValues):
             if rows_api:
                 rows = list(rows)
-                pdf = pd.DataFrame({"key": [r.key for r in rows], "ms": [r.ms for r in rows],
-                                    "value": [r.value for r in rows], "seq": [r.seq for r in rows]})
+                pdf = pd.DataFrame(
+                    {
+                        "key": [r.key for r in rows],
+                        "ms": [r.ms for r in rows],
+                        "value": [r.value for r in rows],
+                        "seq": [r.seq for r in rows],
+                    }
+                )
             else:
                 frames = list(rows)
                 pdf = pd.concat(frames) if frames else None
@@ -317,7 +337,10 @@ def tws_rate_limited(events, time_limit_ms: int, max_records: int, shards: int, 
         def close(self):
             pass
 
-    grouped = (events.withColumn("ms", F.unix_millis("ts")).withColumn("shard", F.pmod(F.hash("key"), F.lit(shards)))
-               .groupBy("shard"))
+    grouped = (
+        events.withColumn("ms", F.unix_millis("ts"))
+        .withColumn("shard", F.pmod(F.hash("key"), F.lit(shards)))
+        .groupBy("shard")
+    )
     apply = grouped.transformWithState if rows_api else grouped.transformWithStateInPandas
     return apply(RateLimit(), RATE_LIMIT_SCHEMA, "Append", "EventTime")

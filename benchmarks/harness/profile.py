@@ -27,8 +27,17 @@ from typing import Any, Dict, Iterable, List, Optional
 QUERY_TERMINATED = "org.apache.spark.sql.streaming.StreamingQueryListener$QueryTerminatedEvent"
 SQL_EXECUTION_START = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
 # The phases of a micro-batch as StreamingQueryProgress.durationMs names them; triggerExecution is the whole batch.
-PHASES = ("addBatch", "queryPlanning", "walCommit", "commitOffsets", "latestOffset", "getBatch", "setOffsetRange",
-          "getOffset", "getEndOffset")
+PHASES = (
+    "addBatch",
+    "queryPlanning",
+    "walCommit",
+    "commitOffsets",
+    "latestOffset",
+    "getBatch",
+    "setOffsetRange",
+    "getOffset",
+    "getEndOffset",
+)
 # SQL metric types (SQLMetrics) whose values can be summed over tasks and batches, and their unit in the breakdown.
 _SUMMABLE = {"timing": ("ms", 1.0), "nsTiming": ("ms", 1e-6), "sum": ("", 1.0)}
 TOP_OPERATOR_METRICS = 12  # the largest timing metrics printed per stage group
@@ -71,9 +80,21 @@ def _metric_names(plan: Dict[str, Any]) -> Dict[int, tuple]:
 
 
 def _new_group() -> Dict[str, Any]:
-    return {"stages": 0, "tasks": 0, "stage_wall_ms": 0, "task_run_ms": 0, "task_cpu_ms": 0.0, "gc_ms": 0,
-            "deserialize_ms": 0, "shuffle_write_ms": 0.0, "shuffle_records_written": 0, "shuffle_bytes_written": 0,
-            "shuffle_records_read": 0, "fetch_wait_ms": 0, "operators": Counter()}
+    return {
+        "stages": 0,
+        "tasks": 0,
+        "stage_wall_ms": 0,
+        "task_run_ms": 0,
+        "task_cpu_ms": 0.0,
+        "gc_ms": 0,
+        "deserialize_ms": 0,
+        "shuffle_write_ms": 0.0,
+        "shuffle_records_written": 0,
+        "shuffle_bytes_written": 0,
+        "shuffle_records_read": 0,
+        "fetch_wait_ms": 0,
+        "operators": Counter(),
+    }
 
 
 class _Run:
@@ -134,8 +155,9 @@ class _Run:
             for k in ("task_cpu_ms", "shuffle_write_ms"):
                 g[k] = round(g[k])
             # Timings largest first; row counts after them, zero metrics dropped, so the record stays small.
-            timings = sorted(((k, round(v)) for k, v in ops.items() if k.endswith("(ms)") and round(v) > 0),
-                             key=lambda kv: -kv[1])
+            timings = sorted(
+                ((k, round(v)) for k, v in ops.items() if k.endswith("(ms)") and round(v) > 0), key=lambda kv: -kv[1]
+            )
             counts = sorted((k, int(v)) for k, v in ops.items() if not k.endswith("(ms)") and v > 0)
             g["operator_metrics"] = dict(timings + counts)
             out[name] = g
@@ -145,8 +167,12 @@ class _Run:
 def event_log_conf(directory: str) -> Dict[str, str]:
     """The settings that make a Spark application write the event log :class:`EventLog` reads: one plain file of
     JSON lines in ``directory`` (Spark 4 rolls event logs into a directory of compressed files by default)."""
-    return {"spark.eventLog.enabled": "true", "spark.eventLog.dir": os.path.abspath(directory),
-            "spark.eventLog.compress": "false", "spark.eventLog.rolling.enabled": "false"}
+    return {
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": os.path.abspath(directory),
+        "spark.eventLog.compress": "false",
+        "spark.eventLog.rolling.enabled": "false",
+    }
 
 
 class EventLog:
@@ -226,8 +252,10 @@ class EventLog:
             if not ended:
                 return {r: done.get(r) or runs[r].summary() for r in run_ids}
             if time.monotonic() > deadline:
-                return {r: done.get(r) or {"error": f"run {r} did not end in the event log within "
-                                                    f"{self.timeout_s:.0f} s"} for r in run_ids}
+                return {
+                    r: done.get(r) or {"error": f"run {r} did not end in the event log within {self.timeout_s:.0f} s"}
+                    for r in run_ids
+                }
             time.sleep(0.1)
 
 
@@ -243,16 +271,22 @@ def event_log_cost(spark) -> Dict[str, Any]:
         if info is not None and info.getThreadName() == "spark-listener-group-eventLog":
             listener_ns += max(0, threads.getThreadCpuTime(info.getThreadId()))
     process_ns = _process_cpu_ns(int(jvm.java.lang.ProcessHandle.current().pid()))
-    return {"listener_cpu_seconds": round(listener_ns / 1e9, 2), "jvm_cpu_seconds": round(process_ns / 1e9, 2),
-            "share_of_jvm_cpu": round(listener_ns / process_ns, 4) if process_ns > 0 else None}
+    return {
+        "listener_cpu_seconds": round(listener_ns / 1e9, 2),
+        "jvm_cpu_seconds": round(process_ns / 1e9, 2),
+        "share_of_jvm_cpu": round(listener_ns / process_ns, 4) if process_ns > 0 else None,
+    }
 
 
 def cost_between(before: Dict[str, Any], after: Dict[str, Any]) -> Dict[str, Any]:
     """``event_log_cost`` over a stretch of the run (one benchmark)."""
     listener = after["listener_cpu_seconds"] - before["listener_cpu_seconds"]
     total = after["jvm_cpu_seconds"] - before["jvm_cpu_seconds"]
-    return {"listener_cpu_seconds": round(listener, 2), "jvm_cpu_seconds": round(total, 2),
-            "share_of_jvm_cpu": round(listener / total, 4) if total > 0 else None}
+    return {
+        "listener_cpu_seconds": round(listener, 2),
+        "jvm_cpu_seconds": round(total, 2),
+        "share_of_jvm_cpu": round(listener / total, 4) if total > 0 else None,
+    }
 
 
 def _process_cpu_ns(pid: int) -> int:
@@ -278,13 +312,18 @@ def describe(b: Dict[str, Any]) -> str:
         g = b.get(name)
         if not g:
             continue
-        lines.append(f"{name}: {g['stages']} stages, {g['tasks']} tasks, stage wall {s(g['stage_wall_ms'])}, task run "
-                     f"{s(g['task_run_ms'])} (cpu {s(g['task_cpu_ms'])}, gc {s(g['gc_ms'])}, deserialize "
-                     f"{s(g['deserialize_ms'])}, shuffle write {s(g['shuffle_write_ms'])})")
+        lines.append(
+            f"{name}: {g['stages']} stages, {g['tasks']} tasks, stage wall {s(g['stage_wall_ms'])}, task run "
+            f"{s(g['task_run_ms'])} (cpu {s(g['task_cpu_ms'])}, gc {s(g['gc_ms'])}, deserialize "
+            f"{s(g['deserialize_ms'])}, shuffle write {s(g['shuffle_write_ms'])})"
+        )
         # A whole-stage-codegen stage's duration spans the operators fused into it (and, where it feeds a state
         # operator's iterator, their time too), so it is left to the JSON; the operators' own timings are printed.
-        top = [(k, v) for k, v in g["operator_metrics"].items()
-               if k.endswith("(ms)") and not k.startswith("WholeStageCodegen")][:TOP_OPERATOR_METRICS]
+        top = [
+            (k, v)
+            for k, v in g["operator_metrics"].items()
+            if k.endswith("(ms)") and not k.startswith("WholeStageCodegen")
+        ][:TOP_OPERATOR_METRICS]
         if top:
             lines.append("  " + "; ".join(f"{k[:-5]} {s(v)}" for k, v in top))
     if b.get("error"):

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import events as ev
-from . import floors
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .config import EventShape
 from .context import Context
 from .final_results import library as window_library
@@ -46,37 +45,87 @@ def _events(spark, path: str, columns):
 
 def final_results_systems(ctx: Context) -> List[System]:
     s, shape = ctx.settings, ctx.settings.python_stateful
-    out = [System("spark-suppress final results", "final results: spark-suppress aggregate_windowed(on_window_close)",
-                  "library", lambda p: window_library(ctx.spark, p, s.window_ms, shape.disorder_ms))]
+    out = [
+        System(
+            "spark-suppress final results",
+            "final results: spark-suppress aggregate_windowed(on_window_close)",
+            "library",
+            lambda p: window_library(ctx.spark, p, s.window_ms, shape.disorder_ms),
+        )
+    ]
     for api, rows in APIS:
         if rows is None:
             build = lambda p: pandas_jobs.window_counts(_events(ctx.spark, p, ["key", "ts"]), s.window_ms)  # noqa: E731
         else:
-            build = (lambda rows: lambda p: pandas_jobs.tws_window_counts(
-                _events(ctx.spark, p, ["key", "ts"]), s.window_ms, rows))(rows)
-        out.append(System(f"{api} final results", f"final results: PySpark {api}", "python", build, slow=True,
-                          conf={} if rows is None else pandas_jobs.ROCKSDB_CONF))
-    out.append(floors.system(ctx, "floor final results", "final results: floor (partial counts per window and key "
-                             "per micro-batch, no state)", ["key", "ts"], floors.window_counts(s.window_ms)))
+            build = (
+                lambda rows: (
+                    lambda p: pandas_jobs.tws_window_counts(_events(ctx.spark, p, ["key", "ts"]), s.window_ms, rows)
+                )
+            )(rows)
+        out.append(
+            System(
+                f"{api} final results",
+                f"final results: PySpark {api}",
+                "python",
+                build,
+                slow=True,
+                conf={} if rows is None else pandas_jobs.ROCKSDB_CONF,
+            )
+        )
+    out.append(
+        floors.system(
+            ctx,
+            "floor final results",
+            "final results: floor (partial counts per window and key per micro-batch, no state)",
+            ["key", "ts"],
+            floors.window_counts(s.window_ms),
+        )
+    )
     return out
 
 
 def rate_limit_systems(ctx: Context) -> List[System]:
     s = ctx.settings
     t, m = s.rate_limit_time_limit_ms, s.rate_limit_max_records
-    out = [System("spark-suppress rate limit", f"rate limit: spark-suppress suppress(untilTimeLimit({t} ms, "
-                  f"maxRecords({m}).emitEarlyWhenFull()))", "library", lambda p: rate_library(ctx.spark, p, t, m))]
+    out = [
+        System(
+            "spark-suppress rate limit",
+            f"rate limit: spark-suppress suppress(untilTimeLimit({t} ms, maxRecords({m}).emitEarlyWhenFull()))",
+            "library",
+            lambda p: rate_library(ctx.spark, p, t, m),
+        )
+    ]
     columns = ["key", "ts", "value", "seq"]
     for api, rows in APIS:
         if rows is None:
             build = lambda p: pandas_jobs.rate_limited(_events(ctx.spark, p, columns), t, m, SHUFFLE_PARTITIONS)  # noqa: E731
         else:
-            build = (lambda rows: lambda p: pandas_jobs.tws_rate_limited(
-                _events(ctx.spark, p, columns), t, m, SHUFFLE_PARTITIONS, rows))(rows)
-        out.append(System(f"{api} rate limit", f"rate limit: PySpark {api}, same rule", "python", build, slow=True,
-                          conf={} if rows is None else pandas_jobs.ROCKSDB_CONF))
-    out.append(floors.system(ctx, "floor rate limit", "rate limit: floor (each key's latest update per micro-batch, "
-                             "no state)", ["key", "ts", "value", "seq"], floors.latest_update))
+            build = (
+                lambda rows: (
+                    lambda p: pandas_jobs.tws_rate_limited(
+                        _events(ctx.spark, p, columns), t, m, SHUFFLE_PARTITIONS, rows
+                    )
+                )
+            )(rows)
+        out.append(
+            System(
+                f"{api} rate limit",
+                f"rate limit: PySpark {api}, same rule",
+                "python",
+                build,
+                slow=True,
+                conf={} if rows is None else pandas_jobs.ROCKSDB_CONF,
+            )
+        )
+    out.append(
+        floors.system(
+            ctx,
+            "floor rate limit",
+            "rate limit: floor (each key's latest update per micro-batch, no state)",
+            ["key", "ts", "value", "seq"],
+            floors.latest_update,
+        )
+    )
     return out
 
 
@@ -84,9 +133,12 @@ def check_final_rows(measured, records: int) -> Dict[str, Any]:
     rows = {n: _rows(m.last.output_path) for n, m in measured.items() if m.system.role != "floor"}
     reference_name = "spark-suppress final results"
     reference = rows[reference_name]
-    out: Dict[str, Any] = {"rows": {n: int(len(r)) for n, r in rows.items()},
-                           "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
-                           "input_records": records, "differences": {}}
+    out: Dict[str, Any] = {
+        "rows": {n: int(len(r)) for n, r in rows.items()},
+        "counted_records": {n: int(r["count"].sum()) for n, r in rows.items()},
+        "input_records": records,
+        "differences": {},
+    }
     for n, r in rows.items():
         if n != reference_name:
             c = _compare(reference, r, [reference_name, n])
@@ -103,16 +155,39 @@ def run(ctx: Context) -> Dict[str, Any]:
     records: List[Dict[str, Any]] = []
     targets: List[Dict[str, Any]] = []
 
-    final = measure(final_results_systems(ctx), path, shape.records, ctx.scratch(NAME, "final"), s.repeats,
-                    s.pandas_repeats, warmup=warmup, keep_output=True, event_log=ctx.event_log)
+    final = measure(
+        final_results_systems(ctx),
+        path,
+        shape.records,
+        ctx.scratch(NAME, "final"),
+        s.repeats,
+        s.pandas_repeats,
+        warmup=warmup,
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     final_check = check_final_rows(final, shape.records)
     log(f"{NAME} final results: same final rows: {final_check['same_final_rows']}")
 
-    limit = measure(rate_limit_systems(ctx), path, shape.records, ctx.scratch(NAME, "rate_limit"), s.repeats,
-                    s.pandas_repeats, warmup=warmup, keep_output=True, event_log=ctx.event_log)
+    limit = measure(
+        rate_limit_systems(ctx),
+        path,
+        shape.records,
+        ctx.scratch(NAME, "rate_limit"),
+        s.repeats,
+        s.pandas_repeats,
+        warmup=warmup,
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     limiters = [n for n, m in limit.items() if m.system.role != "floor"]
-    limit_check = check_outputs({n: limit[n].last.output_path for n in limiters}, path,
-                                s.rate_limit_time_limit_ms, s.rate_limit_max_records, shard_functions(limiters))
+    limit_check = check_outputs(
+        {n: limit[n].last.output_path for n in limiters},
+        path,
+        s.rate_limit_time_limit_ms,
+        s.rate_limit_max_records,
+        shard_functions(limiters),
+    )
     log(f"{NAME} rate limit: outputs check: {limit_check['ok']}")
 
     for job, measured in (("final results", final), ("rate limit", limit)):
@@ -122,17 +197,34 @@ def run(ctx: Context) -> Dict[str, Any]:
         for r in job_records:
             r["job"] = job
             if r["role"] == "python":
-                targets.append(target(f"{job}: speed-up over {r['system'][:-len(job) - 1]}",
-                                      r["seconds"] / lib["seconds"], ">=", 20, "x"))
+                targets.append(
+                    target(
+                        f"{job}: speed-up over {r['system'][: -len(job) - 1]}",
+                        r["seconds"] / lib["seconds"],
+                        ">=",
+                        20,
+                        "x",
+                    )
+                )
         records += job_records
     return {
         "title": "PySpark's stateful APIs",
-        "params": {"records": shape.records, "keys": shape.keys, "window_ms": s.window_ms,
-                   "time_limit_ms": s.rate_limit_time_limit_ms, "max_records": s.rate_limit_max_records,
-                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY,
-                   "transformWithState_state_store": pandas_jobs.ROCKSDB_CONF["spark.sql.streaming.stateStore.providerClass"]},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "window_ms": s.window_ms,
+            "time_limit_ms": s.rate_limit_time_limit_ms,
+            "max_records": s.rate_limit_max_records,
+            "records_per_file": shape.records_per_file,
+            "watermark_delay": WATERMARK_DELAY,
+            "transformWithState_state_store": pandas_jobs.ROCKSDB_CONF["spark.sql.streaming.stateStore.providerClass"],
+        },
         "systems": records,
-        "check": {"same_final_rows": final_check["same_final_rows"], "ok": bool(limit_check["ok"]),
-                  "final_results": final_check, "rate_limit": limit_check},
+        "check": {
+            "same_final_rows": final_check["same_final_rows"],
+            "ok": bool(limit_check["ok"]),
+            "final_results": final_check,
+            "rate_limit": limit_check,
+        },
         "targets": targets,
     }

@@ -14,10 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pyarrow.parquet as pq
 
-from . import checks
+from . import checks, floors, pandas_jobs
 from . import events as ev
-from . import floors
-from . import pandas_jobs
 from .context import Context
 from .measure import System, add_ratios, log, measure, target
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, WATERMARK_DELAY_MS, read_files
@@ -33,7 +31,9 @@ def library(spark, path: str, time_limit_ms: int, max_records: int):
         read_files(spark, path, ev.EVENT_SCHEMA).select("key", "ts", "value").withWatermark("ts", WATERMARK_DELAY),
         key="key",
         timestamp="ts",
-        suppressed=Suppressed.until_time_limit(time_limit_ms, BufferConfig.max_records(max_records).emit_early_when_full()),
+        suppressed=Suppressed.until_time_limit(
+            time_limit_ms, BufferConfig.max_records(max_records).emit_early_when_full()
+        ),
     )
 
 
@@ -58,13 +58,20 @@ def output_rows(out_dir: str) -> List[Tuple[Optional[int], str, int, int]]:
     rows: List[Tuple[Optional[int], str, int, int]] = []
     for name, batch in sink_batches(out_dir).items():
         t = pq.read_table(os.path.join(out_dir, name), columns=["key", "ts", "value"])
-        rows += [(batch, k, ts, v) for k, ts, v in zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(),
-                                                        t["value"].to_pylist())]
+        rows += [
+            (batch, k, ts, v)
+            for k, ts, v in zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist())
+        ]
     return rows
 
 
-def check_outputs(outputs: Dict[str, str], input_dir: str, time_limit_ms: int, max_records: int,
-                  shard_of: Dict[str, Callable[[str], int]]) -> Dict[str, Any]:
+def check_outputs(
+    outputs: Dict[str, str],
+    input_dir: str,
+    time_limit_ms: int,
+    max_records: int,
+    shard_of: Dict[str, Callable[[str], int]],
+) -> Dict[str, Any]:
     """Every system's output (name -> output directory) against the exact reference for its sharding
     (``shard_of``: name -> the system's shard function)."""
     batches = input_batches(input_dir)
@@ -73,8 +80,9 @@ def check_outputs(outputs: Dict[str, str], input_dir: str, time_limit_ms: int, m
     for name, out_dir in outputs.items():
         shards = shard_of[name]
         if shards not in references:
-            references[shards] = checks.rate_limit_reference(batches, time_limit_ms, max_records,
-                                                             WATERMARK_DELAY_MS, shards)
+            references[shards] = checks.rate_limit_reference(
+                batches, time_limit_ms, max_records, WATERMARK_DELAY_MS, shards
+            )
         check["systems"][name] = checks.check_rate_limit(references[shards], output_rows(out_dir))
     check["ok"] = all(c["ok"] for c in check["systems"].values())
     return check
@@ -91,15 +99,40 @@ def run(ctx: Context) -> Dict[str, Any]:
     path = ev.events(ctx.data_dir, shape)
     t, m = s.rate_limit_time_limit_ms, s.rate_limit_max_records
     chosen = [
-        System("spark-suppress", f"spark-suppress suppress(untilTimeLimit({t} ms, maxRecords({m}).emitEarlyWhenFull()))",
-               "library", lambda p: library(ctx.spark, p, t, m)),
-        System("applyInPandasWithState", "PySpark applyInPandasWithState, same rule", "python",
-               lambda p: python(ctx.spark, p, t, m), slow=True),
+        System(
+            "spark-suppress",
+            f"spark-suppress suppress(untilTimeLimit({t} ms, maxRecords({m}).emitEarlyWhenFull()))",
+            "library",
+            lambda p: library(ctx.spark, p, t, m),
+        ),
+        System(
+            "applyInPandasWithState",
+            "PySpark applyInPandasWithState, same rule",
+            "python",
+            lambda p: python(ctx.spark, p, t, m),
+            slow=True,
+        ),
     ]
-    chosen.append(floors.system(ctx, "floor", "floor: each key's latest update of each micro-batch (combined before "
-                                "the shuffle), no state", ["key", "ts", "value", "seq"], floors.latest_update))
-    measured = measure(chosen, path, shape.records, ctx.scratch(NAME), s.repeats, s.pandas_repeats,
-                       warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
+    chosen.append(
+        floors.system(
+            ctx,
+            "floor",
+            "floor: each key's latest update of each micro-batch (combined before the shuffle), no state",
+            ["key", "ts", "value", "seq"],
+            floors.latest_update,
+        )
+    )
+    measured = measure(
+        chosen,
+        path,
+        shape.records,
+        ctx.scratch(NAME),
+        s.repeats,
+        s.pandas_repeats,
+        warmup=ctx.warmup(),
+        keep_output=True,
+        event_log=ctx.event_log,
+    )
     records = [m_.record() for m_ in measured.values()]
     add_ratios(records, anchor=None, floor="floor")
     names = [n for n in ("spark-suppress", "applyInPandasWithState") if n in measured]
@@ -109,8 +142,14 @@ def run(ctx: Context) -> Dict[str, Any]:
     py = next(r for r in records if r["system"] == "applyInPandasWithState")
     return {
         "title": "Rate limiting (suppress untilTimeLimit + maxRecords + emit early)",
-        "params": {"records": shape.records, "keys": shape.keys, "time_limit_ms": t, "max_records": m,
-                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "time_limit_ms": t,
+            "max_records": m,
+            "records_per_file": shape.records_per_file,
+            "watermark_delay": WATERMARK_DELAY,
+        },
         "systems": records,
         "check": check,
         "targets": [target("speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 50, "x")],

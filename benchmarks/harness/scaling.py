@@ -17,7 +17,7 @@ benchmarks.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict, List
 
 from . import events as ev
 from . import state_bytes
@@ -47,32 +47,38 @@ def suppress_job(spark, path: str, time_limit_ms: int):
 
 def _systems(ctx: Context) -> List[Dict[str, Any]]:
     s = ctx.settings
-    out = [{
-        "system": "suppress",
-        "label": f"suppress(untilTimeLimit({s.suppress_time_limit_ms} ms, unbounded()))",
-        "build": lambda p: suppress_job(ctx.spark, p, s.suppress_time_limit_ms),
-        # the buffered row: key, ts, value
-        "user_bytes_per_key": KEY_BYTES + 2 * LONG_BYTES,
-    }]
+    out = [
+        {
+            "system": "suppress",
+            "label": f"suppress(untilTimeLimit({s.suppress_time_limit_ms} ms, unbounded()))",
+            "build": lambda p: suppress_job(ctx.spark, p, s.suppress_time_limit_ms),
+            # the buffered row: key, ts, value
+            "user_bytes_per_key": KEY_BYTES + 2 * LONG_BYTES,
+        }
+    ]
     if library_has("aggregate_windowed"):
-        out.append({
-            "system": "aggregate_windowed",
-            "label": "aggregate_windowed(count, on_window_close)",
-            "build": lambda p: aggregation_job(ctx.spark, p, s.window_ms, s.final_results.disorder_ms),
-            # the key and one count per open window
+        out.append(
+            {
+                "system": "aggregate_windowed",
+                "label": "aggregate_windowed(count, on_window_close)",
+                "build": lambda p: aggregation_job(ctx.spark, p, s.window_ms, s.final_results.disorder_ms),
+                # the key and one count per open window
+                "user_bytes_per_key": KEY_BYTES + LONG_BYTES,
+            }
+        )
+    out.append(
+        {
+            "system": "spark-native",
+            "role": "reference",
+            "label": "Spark groupBy(window, key).count(), append mode (reference)",
+            "build": lambda p: native_aggregation_job(ctx.spark, p, s.window_ms),
+            # The same subtraction as for aggregate_windowed, so that the bytes beyond the user's compare directly
+            # (Spark keeps one state row per open window of a key, each with the key, the window and a count).
             "user_bytes_per_key": KEY_BYTES + LONG_BYTES,
-        })
-    out.append({
-        "system": "spark-native",
-        "role": "reference",
-        "label": "Spark groupBy(window, key).count(), append mode (reference)",
-        "build": lambda p: native_aggregation_job(ctx.spark, p, s.window_ms),
-        # The same subtraction as for aggregate_windowed, so that the bytes beyond the user's compare directly
-        # (Spark keeps one state row per open window of a key, each with the key, the window and a count).
-        "user_bytes_per_key": KEY_BYTES + LONG_BYTES,
-        # Only where records are fixed: the reference is about state per key, and 1e7 records would cost a minute.
-        "points": lambda points: [p for p in points if p[0] == s.scaling_fixed_records],
-    })
+            # Only where records are fixed: the reference is about state per key, and 1e7 records would cost a minute.
+            "points": lambda points: [p for p in points if p[0] == s.scaling_fixed_records],
+        }
+    )
     return out
 
 
@@ -88,11 +94,18 @@ def _point(ctx: Context, system: Dict[str, Any], records: int, keys: int) -> Dic
             return state_bytes.distinct_keys(ctx.spark, checkpoint, batch, "key")
         return state_bytes.encoded(ctx.spark, checkpoint, batch)
 
-    run = run_query(system["build"](path), ctx.scratch(NAME, system["system"]), shape.records, inspect=inspect,
-                    event_log=ctx.event_log)
+    run = run_query(
+        system["build"](path),
+        ctx.scratch(NAME, system["system"]),
+        shape.records,
+        inspect=inspect,
+        event_log=ctx.event_log,
+    )
     if run.steady_records != records:
-        raise RuntimeError(f"{NAME}: expected the data batches after the lead-in to read {records:,} records, "
-                           f"they read {run.steady_records:,}")
+        raise RuntimeError(
+            f"{NAME}: expected the data batches after the lead-in to read {records:,} records, "
+            f"they read {run.steady_records:,}"
+        )
     st = run.state
     inspected = run.inspected or {}
     state_keys = inspected["keys"] if reference else st.rows  # spark-suppress keeps one state row per key
@@ -121,10 +134,12 @@ def _point(ctx: Context, system: Dict[str, Any], records: int, keys: int) -> Dic
         encoded_per_key = inspected.get("key_bytes_per_row", 0.0) + inspected.get("value_bytes_per_row", 0.0)
         point["state_encoded_bytes_per_key"] = round(encoded_per_key, 1)
         point["encoded_overhead_bytes_per_key"] = round(encoded_per_key - system["user_bytes_per_key"], 1)
-    log(f"{NAME} {system['system']} records={records:,} keys={keys:,}: {point['us_per_record']} us/record "
+    log(
+        f"{NAME} {system['system']} records={records:,} keys={keys:,}: {point['us_per_record']} us/record "
         f"({point['steady_us_per_record']} steady, first data batch {point['first_data_batch_seconds']} s), "
         f"{point['state_memory_bytes_per_key']} B/key in memory ({st.rows:,} state rows, {state_keys:,} keys)"
-        + ("" if reference else f", {point['state_encoded_bytes_per_key']} B/key encoded"))
+        + ("" if reference else f", {point['state_encoded_bytes_per_key']} B/key encoded")
+    )
     return point
 
 
@@ -147,36 +162,62 @@ def run(ctx: Context) -> Dict[str, Any]:
         chosen = system.get("points", lambda points: points)(s.scaling_points())
         points = [_point(ctx, system, r, k) for r, k in chosen]
         role = system.get("role", "library")
-        curves.append({"system": system["system"], "label": system["label"], "role": role,
-                       "user_bytes_per_key": system["user_bytes_per_key"], "points": points})
+        curves.append(
+            {
+                "system": system["system"],
+                "label": system["label"],
+                "role": role,
+                "user_bytes_per_key": system["user_bytes_per_key"],
+                "points": points,
+            }
+        )
         if role == "reference":
             continue
         name = system["system"]
-        targets.append(target(f"{name}: steady time per record, max/min from {min(s.scaling_records):,} to "
-                              f"{max(s.scaling_records):,} records", _flatness(points, s.scaling_fixed_keys,
-                                                                               "steady_us_per_record"), "<=", 1.25))
-        targets.append(target(f"{name}: state bytes per buffered key beyond the user's key and value (in memory)",
-                              max(p["state_overhead_bytes_per_key"] for p in points), "<", 200, "bytes"))
+        targets.append(
+            target(
+                f"{name}: steady time per record, max/min from {min(s.scaling_records):,} to "
+                f"{max(s.scaling_records):,} records",
+                _flatness(points, s.scaling_fixed_keys, "steady_us_per_record"),
+                "<=",
+                1.25,
+            )
+        )
+        targets.append(
+            target(
+                f"{name}: state bytes per buffered key beyond the user's key and value (in memory)",
+                max(p["state_overhead_bytes_per_key"] for p in points),
+                "<",
+                200,
+                "bytes",
+            )
+        )
     result: Dict[str, Any] = {
         "title": "Scaling with records and keys",
-        "params": {"records": s.scaling_records, "keys": s.scaling_keys, "fixed_keys": s.scaling_fixed_keys,
-                   "fixed_records": s.scaling_fixed_records, "records_per_file": s.scaling_records_per_file,
-                   "lead_in_records": s.scaling_records_per_file,
-                   "suppress_time_limit_ms": s.suppress_time_limit_ms, "window_ms": s.window_ms},
+        "params": {
+            "records": s.scaling_records,
+            "keys": s.scaling_keys,
+            "fixed_keys": s.scaling_fixed_keys,
+            "fixed_records": s.scaling_fixed_records,
+            "records_per_file": s.scaling_records_per_file,
+            "lead_in_records": s.scaling_records_per_file,
+            "suppress_time_limit_ms": s.suppress_time_limit_ms,
+            "window_ms": s.window_ms,
+        },
         "definitions": {
             "records": "records measured at the point; its event set holds one lead-in file before them "
-                       "(input_records in all)",
+            "(input_records in all)",
             "steady_us_per_record": "time of the data micro-batches after the first (which holds the lead-in "
-                                    "file and the query's one-time costs) divided by the records they read "
-                                    "(= records); what the flatness target uses",
+            "file and the query's one-time costs) divided by the records they read "
+            "(= records); what the flatness target uses",
             "us_per_record": "wall time of the whole query (start, lead-in, data, flush) per input record",
             "first_data_batch_seconds": "the lead-in micro-batch, timed apart",
             "state_memory_bytes_per_key": "stateOnCurrentVersionSizeBytes of the last data batch's state "
-                                          "operator / keys in its state (state rows: one per key for "
-                                          "spark-suppress, one per open window and key for spark-native)",
+            "operator / keys in its state (state rows: one per key for "
+            "spark-suppress, one per open window and key for spark-native)",
             "state_overhead_bytes_per_key": "state_memory_bytes_per_key - user_bytes_per_key",
             "warm_up": "one untimed run of the same query before each system's series"
-                       + ("" if warm else " (skipped in this mode)"),
+            + ("" if warm else " (skipped in this mode)"),
         },
         "curves": curves,
         "targets": targets,

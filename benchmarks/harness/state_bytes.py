@@ -26,8 +26,7 @@ def encoded(spark, checkpoint: str, batch_id: int, operator_id: int = 0) -> Dict
     values: the encoded state spark-suppress writes per group (Spark's row framing and JVM objects aside)."""
     from pyspark.sql import functions as F
 
-    df = (spark.read.format("statestore").option("batchId", batch_id).option("operatorId", operator_id)
-          .load(checkpoint))
+    df = spark.read.format("statestore").option("batchId", batch_id).option("operatorId", operator_id).load(checkpoint)
     key_expr, value_expr = _binary_length_sum(df, "key"), _binary_length_sum(df, "value")
     aggs = [F.count(F.lit(1)).alias("rows")]
     if key_expr:
@@ -47,7 +46,8 @@ def distinct_keys(spark, checkpoint: str, batch_id: int, key_field: str, operato
     how many of the user's keys a state keyed by more than the key (Spark's (window, key)) holds."""
     from pyspark.sql import functions as F
 
-    df = (spark.read.format("statestore").option("batchId", batch_id).option("operatorId", operator_id)
-          .load(checkpoint))
-    row = df.agg(F.count(F.lit(1)).alias("rows"), F.countDistinct(F.col(f"key.`{key_field}`")).alias("keys")).collect()[0]
+    df = spark.read.format("statestore").option("batchId", batch_id).option("operatorId", operator_id).load(checkpoint)
+    row = df.agg(F.count(F.lit(1)).alias("rows"), F.countDistinct(F.col(f"key.`{key_field}`")).alias("keys")).collect()[
+        0
+    ]
     return {"rows": int(row["rows"]), "keys": int(row["keys"])}

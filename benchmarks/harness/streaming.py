@@ -38,8 +38,10 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         # BENCH_DRIVER_JAVA_OPTIONS: e.g. -XX:StartFlightRecording=filename=bench.jfr,settings=profile to profile
-        .config("spark.driver.extraJavaOptions",
-                ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip())
+        .config(
+            "spark.driver.extraJavaOptions",
+            ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip(),
+        )
         .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
     )
@@ -76,12 +78,14 @@ class StateSnapshot:
             s.memory_bytes += int(op.get("memoryUsedBytes", 0))
             s.current_version_bytes += int((op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes", 0))
             s.sst_bytes += int((op.get("customMetrics") or {}).get("rocksdbSstFileSize", 0))
-            s.operators.append({
-                "operator": op.get("operatorName"),
-                "rows": op.get("numRowsTotal"),
-                "memory_bytes": op.get("memoryUsedBytes"),
-                "current_version_bytes": (op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes"),
-            })
+            s.operators.append(
+                {
+                    "operator": op.get("operatorName"),
+                    "rows": op.get("numRowsTotal"),
+                    "memory_bytes": op.get("memoryUsedBytes"),
+                    "current_version_bytes": (op.get("customMetrics") or {}).get("stateOnCurrentVersionSizeBytes"),
+                }
+            )
         return s
 
 
@@ -155,6 +159,7 @@ def run_query(
     data = [p for p in progress if int(p.get("numInputRows", 0)) > FLUSH_KEYS]
     if not data:
         raise RuntimeError(f"query in {run_dir} read no data: check the input directory")
+
     def batch_seconds(batches):
         return sum(p["durationMs"].get("triggerExecution", 0) for p in batches) / 1000
 

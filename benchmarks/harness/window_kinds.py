@@ -27,9 +27,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import events as ev
-from . import pandas_jobs
+from . import floors, pandas_jobs
 from .context import Context
-from . import floors
 from .measure import Measured, System, add_ratios, log, measure, target
 from .streaming import WATERMARK_DELAY, read_files
 
@@ -46,8 +45,11 @@ def _events(spark, path: str):
 def native_hopping(spark, path: str):
     from pyspark.sql import functions as F
 
-    return _events(spark, path).groupBy(
-        F.window("ts", f"{HOP_SIZE_MS // 1000} seconds", f"{HOP_ADVANCE_MS // 1000} second"), "key").count()
+    return (
+        _events(spark, path)
+        .groupBy(F.window("ts", f"{HOP_SIZE_MS // 1000} seconds", f"{HOP_ADVANCE_MS // 1000} second"), "key")
+        .count()
+    )
 
 
 def native_sessions(spark, path: str):
@@ -61,8 +63,14 @@ def library(spark, path: str, windows):
 
     import spark_suppress as ss
 
-    return ss.aggregate_windowed(_events(spark, path), key="key", timestamp="ts", windows=windows,
-                                 aggregations=[F.count("*").alias("count")], emit=ss.EmitStrategy.on_window_close())
+    return ss.aggregate_windowed(
+        _events(spark, path),
+        key="key",
+        timestamp="ts",
+        windows=windows,
+        aggregations=[F.count("*").alias("count")],
+        emit=ss.EmitStrategy.on_window_close(),
+    )
 
 
 def library_windows(kind: str, grace_ms: int):
@@ -71,7 +79,8 @@ def library_windows(kind: str, grace_ms: int):
     grace = timedelta(milliseconds=grace_ms)
     if kind == "hopping":
         return ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=HOP_SIZE_MS), grace).advance_by(
-            timedelta(milliseconds=HOP_ADVANCE_MS))
+            timedelta(milliseconds=HOP_ADVANCE_MS)
+        )
     if kind == "sessions":
         return ss.SessionWindows.of_inactivity_gap_and_grace(timedelta(milliseconds=SESSION_GAP_MS), grace)
     return ss.SlidingWindows.of_time_difference_and_grace(timedelta(milliseconds=SLIDING_DIFFERENCE_MS), grace)
@@ -79,23 +88,63 @@ def library_windows(kind: str, grace_ms: int):
 
 def systems(ctx: Context, kind: str) -> List[System]:
     grace = ctx.settings.window_kinds.disorder_ms
-    lib = System(f"spark-suppress {kind}", f"{kind}: spark-suppress aggregate_windowed(on_window_close)", "library",
-                 lambda p: library(ctx.spark, p, library_windows(kind, grace)))
+    lib = System(
+        f"spark-suppress {kind}",
+        f"{kind}: spark-suppress aggregate_windowed(on_window_close)",
+        "library",
+        lambda p: library(ctx.spark, p, library_windows(kind, grace)),
+    )
     if kind == "hopping":
-        return [System("spark-native hopping", "hopping: Spark groupBy(window(ts, 10 s, 1 s), key).count(), append",
-                       "anchor", lambda p: native_hopping(ctx.spark, p)), lib,
-                floors.system(ctx, "floor hopping", "hopping: floor (partial counts per key and pane, no state)",
-                              ["key", "ts"], floors.hopping_counts(HOP_SIZE_MS, HOP_ADVANCE_MS))]
+        return [
+            System(
+                "spark-native hopping",
+                "hopping: Spark groupBy(window(ts, 10 s, 1 s), key).count(), append",
+                "anchor",
+                lambda p: native_hopping(ctx.spark, p),
+            ),
+            lib,
+            floors.system(
+                ctx,
+                "floor hopping",
+                "hopping: floor (partial counts per key and pane, no state)",
+                ["key", "ts"],
+                floors.hopping_counts(HOP_SIZE_MS, HOP_ADVANCE_MS),
+            ),
+        ]
     if kind == "sessions":
-        return [System("spark-native sessions", "sessions: Spark groupBy(session_window(ts, 5 s), key).count(), append",
-                       "anchor", lambda p: native_sessions(ctx.spark, p)), lib,
-                floors.system(ctx, "floor sessions", "sessions: floor (each key's span per micro-batch, no state)",
-                              ["key", "ts"], floors.per_key_span)]
-    return [lib, System("applyInPandasWithState sliding", "sliding: PySpark applyInPandasWithState, same windows",
-                        "python", lambda p: pandas_jobs.sliding_counts(_events(ctx.spark, p), SLIDING_DIFFERENCE_MS),
-                        slow=True),
-            floors.system(ctx, "floor sliding", "sliding: floor (counts per key and timestamp, no state)",
-                          ["key", "ts"], floors.per_key_and_time)]
+        return [
+            System(
+                "spark-native sessions",
+                "sessions: Spark groupBy(session_window(ts, 5 s), key).count(), append",
+                "anchor",
+                lambda p: native_sessions(ctx.spark, p),
+            ),
+            lib,
+            floors.system(
+                ctx,
+                "floor sessions",
+                "sessions: floor (each key's span per micro-batch, no state)",
+                ["key", "ts"],
+                floors.per_key_span,
+            ),
+        ]
+    return [
+        lib,
+        System(
+            "applyInPandasWithState sliding",
+            "sliding: PySpark applyInPandasWithState, same windows",
+            "python",
+            lambda p: pandas_jobs.sliding_counts(_events(ctx.spark, p), SLIDING_DIFFERENCE_MS),
+            slow=True,
+        ),
+        floors.system(
+            ctx,
+            "floor sliding",
+            "sliding: floor (counts per key and timestamp, no state)",
+            ["key", "ts"],
+            floors.per_key_and_time,
+        ),
+    ]
 
 
 def _rows(path: str) -> "Any":
@@ -103,7 +152,7 @@ def _rows(path: str) -> "Any":
     flat = pq.read_table(path).flatten().to_pandas()
     # Spark names the struct after its function (window, session_window); the pandas jobs flatten it.
     start = next(c for c in flat.columns if c.endswith(".start") or c == "window_start")
-    df = flat[["key", start, start[:-len("start")] + "end", "count"]].copy()
+    df = flat[["key", start, start[: -len("start")] + "end", "count"]].copy()
     df.columns = ["key", "start", "end", "count"]
     df = df[~ev.is_flush(df["key"])]
     for c in ("start", "end"):
@@ -115,8 +164,12 @@ def _rows(path: str) -> "Any":
 def _compare(reference, other, names) -> Dict[str, Any]:
     merged = reference.merge(other, on=["key", "start", "end"], how="outer", suffixes=("_a", "_b"), indicator=True)
     diff = merged[(merged["_merge"] != "both") | (merged["count_a"] != merged["count_b"])]
-    return {"compared": list(names), "rows": [int(len(reference)), int(len(other))], "differing_rows": int(len(diff)),
-            "first_differences": diff.head(5).astype(str).to_dict("records")}
+    return {
+        "compared": list(names),
+        "rows": [int(len(reference)), int(len(other))],
+        "differing_rows": int(len(diff)),
+        "first_differences": diff.head(5).astype(str).to_dict("records"),
+    }
 
 
 def _exact_gap_keys(input_dir: str, gap_ms: int) -> set:
@@ -153,11 +206,14 @@ def check(kind: str, measured: Dict[str, Measured], input_dir: str, records: int
     if kind == "sessions":
         excluded = _exact_gap_keys(input_dir, SESSION_GAP_MS)
         out["keys_left_out_semantics_differ"] = len(excluded)
-        out["why_left_out"] = ("two consecutive records exactly one gap apart: Kafka's inclusive gap makes one "
-                               "session, session_window two")
+        out["why_left_out"] = (
+            "two consecutive records exactly one gap apart: Kafka's inclusive gap makes one session, session_window two"
+        )
         lib, other = lib[~lib["key"].isin(excluded)], other[~other["key"].isin(excluded)]
         out["counted_records"] = {n: int(r[~r["key"].isin(excluded)]["count"].sum()) for n, r in rows.items()}
-    comparison = _compare(other.reset_index(drop=True), lib.reset_index(drop=True), [other_name, f"spark-suppress {kind}"])
+    comparison = _compare(
+        other.reset_index(drop=True), lib.reset_index(drop=True), [other_name, f"spark-suppress {kind}"]
+    )
     out["comparison"] = comparison
     ok = comparison["differing_rows"] == 0 and len(lib) > 0
     if kind == "hopping":
@@ -179,8 +235,17 @@ def run(ctx: Context) -> Dict[str, Any]:
     checks: Dict[str, Any] = {}
     targets: List[Dict[str, Any]] = []
     for kind in ("hopping", "sessions", "sliding"):
-        measured = measure(systems(ctx, kind), path, shape.records, ctx.scratch(NAME, kind), s.repeats,
-                           s.pandas_repeats, warmup=ctx.warmup(), keep_output=True, event_log=ctx.event_log)
+        measured = measure(
+            systems(ctx, kind),
+            path,
+            shape.records,
+            ctx.scratch(NAME, kind),
+            s.repeats,
+            s.pandas_repeats,
+            warmup=ctx.warmup(),
+            keep_output=True,
+            event_log=ctx.event_log,
+        )
         job = [m.record() for m in measured.values()]
         anchor = next((r["system"] for r in job if r["role"] == "anchor"), None)
         add_ratios(job, anchor=anchor, floor=f"floor {kind}")
@@ -191,21 +256,36 @@ def run(ctx: Context) -> Dict[str, Any]:
         log(f"{NAME} {kind}: same final rows: {checks[kind]['same_final_rows']}")
         lib = next(r for r in job if r["role"] == "library")
         if kind == "hopping":
-            targets.append(target("hopping (10 windows per record): time ratio to Spark's window(10 s, 1 s)",
-                                  lib["time_ratio_to_anchor"], "<=", 0.5))
+            targets.append(
+                target(
+                    "hopping (10 windows per record): time ratio to Spark's window(10 s, 1 s)",
+                    lib["time_ratio_to_anchor"],
+                    "<=",
+                    0.5,
+                )
+            )
         elif kind == "sessions":
-            targets.append(target("sessions: time ratio to Spark's session_window", lib["time_ratio_to_anchor"],
-                                  "<=", 0.8))
+            targets.append(
+                target("sessions: time ratio to Spark's session_window", lib["time_ratio_to_anchor"], "<=", 0.8)
+            )
         else:
             py = next(r for r in job if r["role"] == "python")
-            targets.append(target("sliding: speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"],
-                                  ">=", 20, "x"))
+            targets.append(
+                target("sliding: speed-up over applyInPandasWithState", py["seconds"] / lib["seconds"], ">=", 20, "x")
+            )
     return {
         "title": "Final results of hopping, session and sliding windows",
-        "params": {"records": shape.records, "keys": shape.keys, "hopping_size_ms": HOP_SIZE_MS,
-                   "hopping_advance_ms": HOP_ADVANCE_MS, "session_gap_ms": SESSION_GAP_MS,
-                   "sliding_time_difference_ms": SLIDING_DIFFERENCE_MS, "grace_ms": shape.disorder_ms,
-                   "records_per_file": shape.records_per_file, "watermark_delay": WATERMARK_DELAY},
+        "params": {
+            "records": shape.records,
+            "keys": shape.keys,
+            "hopping_size_ms": HOP_SIZE_MS,
+            "hopping_advance_ms": HOP_ADVANCE_MS,
+            "session_gap_ms": SESSION_GAP_MS,
+            "sliding_time_difference_ms": SLIDING_DIFFERENCE_MS,
+            "grace_ms": shape.disorder_ms,
+            "records_per_file": shape.records_per_file,
+            "watermark_delay": WATERMARK_DELAY,
+        },
         "systems": records,
         "check": {"same_final_rows": all(c["same_final_rows"] for c in checks.values()), "jobs": checks},
         "targets": targets,

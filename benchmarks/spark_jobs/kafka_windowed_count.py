@@ -22,24 +22,44 @@ import spark_suppress as ss
 def main() -> int:
     bootstrap, topic_in, topic_out, checkpoint = sys.argv[1:5]
     size_ms, grace_ms = int(sys.argv[5]), int(sys.argv[6])
-    builder = (SparkSession.builder.appName("spark-suppress-kafka-bench").master("local[2]")
-               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-               .config("spark.sql.session.timeZone", "UTC"))
+    builder = (
+        SparkSession.builder.appName("spark-suppress-kafka-bench")
+        .master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     # Kafka's record timestamp is the event time, as Kafka Streams' default timestamp extractor reads it.
-    events = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
-              .option("subscribe", topic_in).option("startingOffsets", "earliest").load()
-              .select(F.col("key").cast("string").alias("key"), F.col("timestamp").alias("ts"))
-              .withWatermark("ts", f"{grace_ms} milliseconds"))
+    events = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic_in)
+        .option("startingOffsets", "earliest")
+        .load()
+        .select(F.col("key").cast("string").alias("key"), F.col("timestamp").alias("ts"))
+        .withWatermark("ts", f"{grace_ms} milliseconds")
+    )
     counts = ss.aggregate_windowed(
-        events, key="key", timestamp="ts",
+        events,
+        key="key",
+        timestamp="ts",
         windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=size_ms), timedelta(milliseconds=grace_ms)),
-        aggregations=[F.count("*").alias("count")], emit=ss.EmitStrategy.on_window_close())
-    out = counts.select(F.concat_ws("@", "key", F.unix_millis("window.start").cast("string")).alias("key"),
-                        F.col("count").cast("string").alias("value"))
-    query = (out.writeStream.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic", topic_out)
-             .option("checkpointLocation", checkpoint).start())
+        aggregations=[F.count("*").alias("count")],
+        emit=ss.EmitStrategy.on_window_close(),
+    )
+    out = counts.select(
+        F.concat_ws("@", "key", F.unix_millis("window.start").cast("string")).alias("key"),
+        F.col("count").cast("string").alias("value"),
+    )
+    query = (
+        out.writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", topic_out)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
     # As the Kafka Streams app: the time its start returned, for the harness's start-up share of a run. The run id
     # finds the query's jobs in the event log, the progress reports its micro-batch phases (harness/profile.py).
     print(f"STARTED {int(time.time() * 1000)}", flush=True)
@@ -48,8 +68,17 @@ def main() -> int:
     while not query.awaitTermination(0.5):
         for p in query.recentProgress:
             if p["batchId"] > reported:
-                print("PROGRESS " + json.dumps({"batchId": p["batchId"], "numInputRows": p["numInputRows"],
-                                                "durationMs": dict(p["durationMs"])}), flush=True)
+                print(
+                    "PROGRESS "
+                    + json.dumps(
+                        {
+                            "batchId": p["batchId"],
+                            "numInputRows": p["numInputRows"],
+                            "durationMs": dict(p["durationMs"]),
+                        }
+                    ),
+                    flush=True,
+                )
                 reported = p["batchId"]
     return 0
 

@@ -10,7 +10,17 @@ or a Spark Connect session whose server has the jar and plugin (``ss.connect_ser
 ``ss.configure(SparkSession.builder.remote("local[2]")).getOrCreate()`` sets both): the same functions work on it.
 """
 
-from ._jvm import __version__, configure, connect_server_conf, jar_path
+from ._jars import __version__, configure, connect_server_conf, jar_path
+from .aggregate import (
+    EmitStrategy,
+    SessionWindows,
+    SlidingWindows,
+    TimeWindows,
+    aggregate,
+    aggregate_windowed,
+    latest,
+    string_fold,
+)
 from .errors import (
     ClassicSessionRequiredError,
     ConnectPluginMissingError,
@@ -20,10 +30,8 @@ from .errors import (
     VersionMismatchError,
 )
 from .join import join_versioned
-from .operators import metrics, suppress
-from .suppressed import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed
-from .windowed import aggregate, aggregate_windowed, latest, string_fold
-from .windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
+from .metrics import metrics
+from .suppress import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed, suppress
 
 __all__ = [
     "__version__",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 Columns = Union[str, Sequence[str]]
 
@@ -21,3 +21,10 @@ def column_name(value: str, parameter: str) -> str:
     if not isinstance(value, str) or not value:
         raise TypeError(f"{parameter} must be a column name, got {value!r}")
     return value
+
+
+def check_name(name: Optional[str]) -> Optional[str]:
+    """``name`` if it is a string or None; whether it is a usable name is the JVM's to say."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {name!r}")
+    return name

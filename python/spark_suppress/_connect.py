@@ -1,9 +1,10 @@
 """The Spark Connect transport: the operators' specs travel to the server's relation plugin as protobuf messages.
 
-Each operator builds its JSON spec once (operators.py, windowed.py, join.py) and hands it either to the py4j facade
-(classic sessions) or to this module, which wraps the spec and the input DataFrames' plans in a relation extension.
-On the server, ``io.github.sparksuppress.connect.SparkSuppressRelationPlugin`` turns it back into DataFrames and calls
-the same facade entry points, so validation and translation happen in one place (docs/connect.md).
+Each operator builds its spec once (``suppress.py``, ``aggregate.py``, ``join.py``) and the dispatcher
+(``_transport``) hands it either to the py4j facade (``_jvm``) or to this module, which wraps the spec and the input
+DataFrames' plans in a relation extension. On the server,
+``io.github.sparksuppress.connect.SparkSuppressRelationPlugin`` turns it back into DataFrames and calls the same
+facade entry points, so validation and translation happen in one place (docs/connect.md).
 
 Nothing here imports ``pyspark.sql.classic``: the module runs with the ``pyspark-client`` package alone.
 """
@@ -12,17 +13,16 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, cast
 
+from . import _jars
+from ._jars import EXPRESSION_PLUGIN, EXPRESSION_SETTING, RELATION_PLUGIN, RELATION_SETTING
+from ._pyspark import is_connect
 from .errors import ConnectPluginMissingError, VersionMismatchError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-
-RELATION_PLUGIN = "io.github.sparksuppress.connect.SparkSuppressRelationPlugin"
-EXPRESSION_PLUGIN = "io.github.sparksuppress.connect.StringFoldExpressionPlugin"
-RELATION_SETTING = "spark.connect.extensions.relation.classes"
-EXPRESSION_SETTING = "spark.connect.extensions.expression.classes"
+    from pyspark.sql.streaming import StreamingQuery
 
 # The JVM's prefix for a client/server version mismatch (ConnectSupport.VersionMismatchPrefix).
 _VERSION_MISMATCH = "spark-suppress version mismatch:"
@@ -31,39 +31,19 @@ _STRING_FOLD_TYPE = b"spark_suppress.connect.StringFold"
 _NO_HANDLER = "No handler found for extension"
 
 
-def is_connect(obj: Any) -> bool:
-    return type(obj).__module__.startswith("pyspark.sql.connect")
-
-
-def same_transport(parameters: Dict[str, Any]) -> bool:
-    """True when every DataFrame given is a Connect one, False when none is; a mix is an error naming each."""
-    kinds = {name: is_connect(df) for name, df in parameters.items() if df is not None}
-    if len(set(kinds.values())) > 1:
-        described = ", ".join(f"{n} is a {'Spark Connect' if c else 'classic'} DataFrame" for n, c in kinds.items())
-        raise TypeError(
-            f"all DataFrames of one call must come from the same session: {described}. Create them all from the "
-            "Spark Connect session (or all from the classic one)."
-        )
-    return any(kinds.values())
-
-
-def _version() -> str:
-    from ._jvm import __version__
-
-    return __version__
-
-
-def _message(name: str, **fields: Any):
+def _message(name: str, **fields: Any) -> Any:
     from .proto import connect_pb2
 
-    return getattr(connect_pb2, name)(client_version=_version(), **fields)
+    return getattr(connect_pb2, name)(client_version=_jars.__version__, **fields)
 
 
-def _relation_bytes(df: "DataFrame") -> bytes:
-    return df._plan.plan(df._session.client).SerializeToString()
+def _relation_bytes(df: Any) -> bytes:
+    # A Spark Connect DataFrame: its plan and client are not on the classic DataFrame type it is annotated as.
+    planned: bytes = df._plan.plan(df._session.client).SerializeToString()
+    return planned
 
 
-def _extension_plan(message: Any, children: Sequence["DataFrame"]):
+def _extension_plan(message: Any, children: Sequence[Any]) -> Any:
     from pyspark.sql.connect.plan import LogicalPlan
 
     class SparkSuppressRelation(LogicalPlan):
@@ -141,13 +121,15 @@ def translated_errors() -> Iterator[None]:
 
 
 def missing_plugin_message(expression: bool = False) -> str:
-    from ._jvm import _jar_hint
-
     setting = f"{EXPRESSION_SETTING}={EXPRESSION_PLUGIN}" if expression else f"{RELATION_SETTING}={RELATION_PLUGIN}"
-    what = "string_fold needs spark-suppress's expression plugin" if expression else "spark-suppress's operators need its relation plugin"
+    what = (
+        "string_fold needs spark-suppress's expression plugin"
+        if expression
+        else "spark-suppress's operators need its relation plugin"
+    )
     return (
         f"the Spark Connect server cannot run this: {what}, which the server was not started with. Start the server "
-        f"with --jars {_jar_hint()} --conf {setting} (spark_suppress.connect_server_conf() lists every setting), "
+        f"with --jars {_jars.jar_hint()} --conf {setting} (spark_suppress.connect_server_conf() lists every setting), "
         "or for a local server create the session with "
         "spark_suppress.configure(SparkSession.builder.remote('local[2]')).getOrCreate()."
     )
@@ -170,10 +152,11 @@ def _aggregating(kind: str, df: "DataFrame", spec: Dict[str, Any], aggregations:
     for a in aggregations:
         if not is_connect(a):
             raise TypeError(
-                f"aggregations must be Spark Connect columns for a Spark Connect DataFrame, got the classic column {a!r}"
+                "aggregations must be Spark Connect columns for a Spark Connect DataFrame, got the classic column "
+                f"{a!r}"
             )
     client = df._session.client
-    planned = [a._expr.to_plan(client).SerializeToString() for a in aggregations]
+    planned = [cast(Any, a)._expr.to_plan(client).SerializeToString() for a in aggregations]
     message = _message(kind, input=_relation_bytes(df), aggregations=planned, spec_json=json.dumps(spec))
     # A string_fold anywhere in an aggregation carries its message's type name (packed as an Any).
     folds = any(_STRING_FOLD_TYPE in p for p in planned)
@@ -200,7 +183,7 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
 
     from .proto import connect_pb2
 
-    child = column._expr
+    child = cast(Any, column)._expr
 
     class StringFoldExpression(Expression):
         """An expression extension the server's StringFoldExpressionPlugin turns into the StringFold aggregate."""
@@ -232,38 +215,32 @@ def string_fold(column: "Column", initial: str, separator: str) -> "Column":
     return Column(StringFoldExpression())
 
 
+def latest(column: "Column", order_by: Optional["Column"]) -> "Column":
+    from pyspark.sql.connect import functions as CF
+
+    result: "Column" = CF.call_function(_jars.LATEST_FUNCTION, *[c for c in (column, order_by) if c is not None])
+    return result
+
+
 def progress_field(report: Any, name: str) -> Any:
     """A field of a streaming progress report: a plain dict of the JSON on PySpark 3.5's Connect client, an object
     with attributes from 4.0 (a dict subclass whose keys do not hold the computed fields, e.g. numInputRows)."""
-    return report.get(name) if type(report) is dict else getattr(report, name)
+    if type(report) is not dict:
+        return getattr(report, name)
+    if name == "numInputRows" and name not in report:
+        # 3.5's JSON has only each source's count; the total is their sum, as Spark's own progress computes it.
+        return sum(source.get("numInputRows", 0) for source in report.get("sources", []))
+    return report.get(name)
 
 
-def metrics(query: Any) -> Dict[str, Dict[str, float]]:
+def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
     names: List[str] = []
     for progress in query.recentProgress:
         for name in progress_field(progress, "observedMetrics") or {}:
             if name not in names:
                 names.append(name)
-    session = query._session
+    session = cast(Any, query)._session
     message = _message("Metrics", observation_names=names)
     with translated_errors():
         rows = _dataframe(_extension_plan(message, []), session).collect()
     return json.loads(rows[0][0])
-
-
-def server_conf(spark_version: Optional[str] = None, scala_version: Optional[str] = None) -> Dict[str, str]:
-    """The settings a Spark Connect server needs for spark-suppress, with the bundled jar of its Spark line."""
-    from ._jvm import jar_path, spark_line
-    from .errors import UnsupportedSparkError
-
-    line, scala = spark_line(spark_version, scala_version)
-    if (line, scala) == ("3.5", "2.13"):
-        raise UnsupportedSparkError(
-            "spark-suppress has no Spark Connect plugin for Spark 3.5 on Scala 2.13 (docs/connect.md): run the "
-            "operators through a classic session (py4j), or a Connect server of Spark 3.5 on Scala 2.12 or of 4.0+."
-        )
-    return {
-        "spark.jars": jar_path(spark_version, scala_version),
-        RELATION_SETTING: RELATION_PLUGIN,
-        EXPRESSION_SETTING: EXPRESSION_PLUGIN,
-    }

@@ -1,4 +1,4 @@
-"""TestDriver on a Spark Connect session (spark_suppress.testing picks it for Connect sessions).
+"""The test driver on a Spark Connect session (``spark_suppress.testing.TestDriver`` runs it for Connect sessions).
 
 The classic driver runs on the JVM (MemoryStream in, foreachBatch out); a Connect client has neither, so this one
 reaches the same behaviour through the public Connect API only: each input is a Parquet file stream whose step
@@ -13,15 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
 
 from ._connect import progress_field
-from .testing import TestDriver
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
     from pyspark.sql.types import StructType
-
 
 
 def _sink_log_files(path: str) -> List[str]:
@@ -33,19 +31,12 @@ def _sink_log_files(path: str) -> List[str]:
     return [json.loads(line)["path"].rsplit("/", 1)[-1] for line in lines if line.strip()]
 
 
-class ConnectTestDriver(TestDriver):
-    __test__ = False
+class Driver:
+    """File streams in and out of the pipeline, one Parquet file per step (the module's docstring says why)."""
 
-    def __init__(
-        self,
-        spark: "SparkSession",
-        schema: Union["StructType", str, None] = None,
-        timestamp: Optional[str] = None,
-        watermark_delay: str = "0 seconds",
-    ) -> None:
+    def __init__(self, spark: "SparkSession") -> None:
         self._spark = spark
         self._dir = tempfile.mkdtemp(prefix="spark-suppress-connect-driver-")
-        self._schemas: Dict[str, "StructType"] = {}
         self._inputs: Dict[str, "DataFrame"] = {}
         self._files = 0
         self._rows_added = 0
@@ -63,51 +54,36 @@ class ConnectTestDriver(TestDriver):
         self._watermark: Optional[str] = None
         self._progress_seen: set = set()
         self._restarted_without_input = False
-        if schema is not None:
-            if timestamp is None:
-                raise ValueError("timestamp must name the event-time column of the input")
-            self.add_input("input", schema, timestamp, watermark_delay)
 
-    def add_input(
-        self,
-        name: str,
-        schema: Union["StructType", str],
-        timestamp: Optional[str] = None,
-        watermark_delay: str = "0 seconds",
-    ) -> "DataFrame":
-        from pyspark.sql.types import StructType
+    def parse_schema(self, ddl: str) -> "StructType":
+        # The server parses DDL strings: the client has no parser of its own without a JVM.
+        return self._spark.createDataFrame([], ddl).schema
 
+    def add_input(self, name: str, struct: "StructType", timestamp: Optional[str], watermark_delay: str) -> "DataFrame":
         if self._pipeline is not None:
             raise ValueError("add inputs before start()")
         if name in self._inputs:
             raise ValueError(f"input {name!r} exists already")
-        # The server parses DDL strings: the client has no parser of its own without a JVM.
-        struct = schema if isinstance(schema, StructType) else self._spark.createDataFrame([], schema).schema
         directory = os.path.join(self._dir, f"input-{len(self._inputs)}")
         os.makedirs(directory)
         df = self._spark.readStream.schema(struct).parquet(directory)
         if timestamp is not None:
             df = df.withWatermark(timestamp, watermark_delay)
-        self._schemas[name] = struct
         self._inputs[name] = df
         return df
 
-    @property
     def input(self) -> "DataFrame":
-        if len(self._inputs) != 1:
-            raise ValueError(f"this driver has {len(self._inputs)} inputs; name the one to use")
         return next(iter(self._inputs.values()))
 
-    def start(self, pipeline: "DataFrame") -> "TestDriver":
+    def start(self, pipeline: "DataFrame") -> None:
         if self._query is not None:
             raise ValueError("the driver is already started; stop() it first")
         self._pipeline = pipeline
         # Processing-time timers keep the query busy (Spark runs a batch per trigger to check them), so such a step
         # waits for the batch that holds its rows instead of for an idle query, as the classic driver does.
-        self._processing_time = "ProcessingTimeTimeout" in pipeline._explain_string(extended=True)
+        self._processing_time = "ProcessingTimeTimeout" in cast(Any, pipeline)._explain_string(extended=True)
         self._output_schema = pipeline.schema
         self._run()
-        return self
 
     def _run(self) -> None:
         assert self._pipeline is not None
@@ -119,28 +95,21 @@ class ConnectTestDriver(TestDriver):
             .start()
         )
 
-    def step(self, rows: Iterable[Any], input: Optional[str] = None) -> List["Row"]:
+    def step(self, input: str, schema: "StructType", rows: List[Any]) -> List["Row"]:
         if self._query is None:
             raise ValueError("start(pipeline) the driver before feeding it")
-        if input is None:
-            if len(self._schemas) != 1:
-                raise ValueError(f"this driver has {len(self._schemas)} inputs; pass input=<name>")
-            input = next(iter(self._schemas))
-        if input not in self._schemas:
-            raise ValueError(f"no input named {input!r}; inputs: {sorted(self._schemas)}")
-        rows = list(rows)
         if rows:
-            self._add_file(input, rows)
+            self._add_file(input, schema, rows)
             self._rows_added += len(rows)
             self._restarted_without_input = False
         return self.advance()
 
-    def _add_file(self, input: str, rows: List[Any]) -> None:
+    def _add_file(self, input: str, schema: "StructType", rows: List[Any]) -> None:
         # Written aside and renamed in: the file source must see the step's single file whole or not at all.
         staging = os.path.join(self._dir, f"staging-{self._files}")
-        self._spark.createDataFrame(rows, self._schemas[input]).coalesce(1).write.parquet(staging)
+        self._spark.createDataFrame(rows, schema).coalesce(1).write.parquet(staging)
         (part,) = [f for f in os.listdir(staging) if f.startswith("part-") and f.endswith(".parquet")]
-        directory = os.path.join(self._dir, f"input-{list(self._schemas).index(input)}")
+        directory = os.path.join(self._dir, f"input-{list(self._inputs).index(input)}")
         os.rename(os.path.join(staging, part), os.path.join(directory, f"step-{self._files:09d}.parquet"))
         shutil.rmtree(staging)
         self._files += 1
@@ -167,12 +136,9 @@ class ConnectTestDriver(TestDriver):
             if self._rows_seen < self._rows_added:
                 time.sleep(0.02)  # the query runs a batch per 20 ms trigger; nothing else would tell us sooner
 
-    def idle(self, duration: Any) -> List["Row"]:
+    def idle(self, ms: int) -> List["Row"]:
         import time
 
-        from ._durations import to_millis
-
-        ms = to_millis(duration, "duration")
         if self._query is None:
             raise ValueError("start(pipeline) the driver before letting it idle")
         if not self._processing_time:
@@ -196,7 +162,8 @@ class ConnectTestDriver(TestDriver):
         return self._drain()
 
     def _quiet_for(self, ms: int) -> bool:
-        """Whether a batch that started ``ms`` after the query's time last moved has completed (as the classic driver)."""
+        """Whether a batch that started ``ms`` after the query's time last moved has completed (as the classic
+        driver waits)."""
         from datetime import datetime
 
         for p in self._query.recentProgress:
@@ -212,7 +179,9 @@ class ConnectTestDriver(TestDriver):
                 self._moved_at = started + durations.get("triggerExecution", 0)
             self._watermark = watermark
             self._latest_start = max(self._latest_start or started, started)
-        return self._moved_at is not None and self._latest_start is not None and self._latest_start >= self._moved_at + ms
+        return (
+            self._moved_at is not None and self._latest_start is not None and self._latest_start >= self._moved_at + ms
+        )
 
     def _drain(self) -> List["Row"]:
         from pyspark.sql import Row
@@ -220,12 +189,12 @@ class ConnectTestDriver(TestDriver):
 
         out = os.path.join(self._dir, "output")
         log = os.path.join(out, "_spark_metadata")
-        entries = []
+        entries: List[Tuple[int, str]] = []
         if os.path.isdir(log):
             for name in os.listdir(log):
-                batch = name.split(".")[0]
-                if batch.isdigit() and int(batch) > self._last_batch_read:
-                    entries.append((int(batch), name))
+                stem = name.split(".")[0]
+                if stem.isdigit() and int(stem) > self._last_batch_read:
+                    entries.append((int(stem), name))
         order: Dict[str, int] = {}
         for batch, name in sorted(entries):
             # Every tenth entry is a compaction listing all files so far: what it adds is that batch's files.
@@ -248,11 +217,10 @@ class ConnectTestDriver(TestDriver):
         names = self._output_schema.fieldNames()
         return [Row(**{n: r[n] for n in names}) for r in rows]
 
-    def restart(self) -> "TestDriver":
+    def restart(self) -> None:
         self._halt()
         self._run()
         self._restarted_without_input = True
-        return self
 
     def _halt(self) -> None:
         if self._query is not None:
@@ -265,6 +233,5 @@ class ConnectTestDriver(TestDriver):
         self._halt()
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    @property
-    def query(self):
+    def query(self) -> Any:
         return self._query

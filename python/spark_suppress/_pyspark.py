@@ -17,6 +17,14 @@ def _connect_class(module: str, name: str) -> Any:
         return None
 
 
+def is_connect(obj: Any) -> bool:
+    """Whether ``obj`` (a session, DataFrame, Column or query) belongs to a Spark Connect client, on every line.
+
+    Its class's module says so without importing either side, so it works with ``pyspark-client`` alone.
+    """
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
 def is_column(obj: Any) -> bool:
     """A classic or a Spark Connect Column, on every line."""
     from pyspark.sql import Column
@@ -38,5 +46,5 @@ def classic_column(jc: Any) -> Any:
     try:
         from pyspark.sql.classic.column import Column
     except ImportError:  # PySpark 3.5
-        from pyspark.sql.column import Column  # type: ignore[no-redef]
+        from pyspark.sql.column import Column  # type: ignore[assignment]
     return Column(jc)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
+from . import _transport
 from ._durations import Duration, to_millis
-from ._jvm import facade, require_classic
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
     from pyspark.sql.types import StructType
 
 
@@ -30,19 +31,38 @@ class TestDriver:
 
     ``TestDriver(spark, schema, timestamp)`` has one input, :attr:`input`. For pipelines with several inputs
     (a join), create ``TestDriver(spark)`` and call :meth:`add_input` for each, then ``step(rows, input=name)``.
+    On a classic session the driver runs on the JVM (MemoryStream in, foreachBatch out); on a Spark Connect session
+    through public Connect calls (file streams in and out, so client and server share a file system).
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+        A session with spark-suppress's jar (classic) or plugin (Spark Connect).
+    schema : pyspark.sql.types.StructType or str, optional
+        The schema (or DDL string) of the one input; without it, add inputs with :meth:`add_input`.
+    timestamp : str, optional
+        The input's event-time column, watermarked with ``watermark_delay``; required with ``schema``.
+    watermark_delay : str
+        The watermark's delay (``"0 seconds"`` gives Kafka's exact timing).
+
+    Raises
+    ------
+    ValueError
+        If ``schema`` is given without ``timestamp``.
+    spark_suppress.JarNotFoundError
+        If the session's JVM does not have spark-suppress's jar.
+
+    Examples
+    --------
+    >>> from datetime import datetime
+    >>> import spark_suppress as ss
+    >>> from spark_suppress.testing import TestDriver
+    >>> with TestDriver(spark, "user STRING, ts TIMESTAMP, n LONG", timestamp="ts") as driver:  # doctest: +SKIP
+    ...     driver.start(ss.suppress(driver.input, key="user", timestamp="ts", suppressed=limit))
+    ...     emitted = driver.step([("alice", datetime(2024, 1, 1), 1)])
     """
 
     __test__ = False  # not a pytest test class
-
-    def __new__(cls, spark: "SparkSession" = None, *args: Any, **kwargs: Any) -> "TestDriver":
-        from ._connect import is_connect
-
-        if cls is TestDriver and is_connect(spark):
-            # A Connect client has no JVM to run the classic driver in: the same API over public Connect calls.
-            from ._connect_testing import ConnectTestDriver
-
-            return super().__new__(ConnectTestDriver)
-        return super().__new__(cls)
 
     def __init__(
         self,
@@ -51,14 +71,11 @@ class TestDriver:
         timestamp: Optional[str] = None,
         watermark_delay: str = "0 seconds",
     ) -> None:
-        require_classic(spark)
-        self._spark = spark
-        self._facade = facade(spark)
-        self._jdriver = self._facade.testDriver(spark._jsparkSession)
+        if schema is not None and timestamp is None:
+            raise ValueError("timestamp must name the event-time column of the input")
+        self._driver = _transport.driver(spark)
         self._schemas: Dict[str, "StructType"] = {}
         if schema is not None:
-            if timestamp is None:
-                raise ValueError("timestamp must name the event-time column of the input")
             self.add_input("input", schema, timestamp, watermark_delay)
 
     def add_input(
@@ -68,76 +85,234 @@ class TestDriver:
         timestamp: Optional[str] = None,
         watermark_delay: str = "0 seconds",
     ) -> "DataFrame":
-        """Add an input stream (watermarked on ``timestamp`` unless it is None) and return it."""
-        from pyspark.sql import DataFrame
-        from pyspark.sql.types import StructType, _parse_datatype_string
+        """Add an input stream and return it, to build the pipeline from.
 
-        struct = schema if isinstance(schema, StructType) else _parse_datatype_string(schema)
+        Parameters
+        ----------
+        name : str
+            The input's name, for ``step(rows, input=name)``.
+        schema : pyspark.sql.types.StructType or str
+            Its schema or DDL string.
+        timestamp : str, optional
+            Its event-time column, watermarked with ``watermark_delay``; None for no watermark (a join's table).
+        watermark_delay : str
+            The watermark's delay.
+
+        Returns
+        -------
+        pyspark.sql.DataFrame
+            The streaming input.
+
+        Raises
+        ------
+        ValueError
+            On Spark Connect, if the driver has started or an input of that name exists.
+
+        Examples
+        --------
+        >>> driver = TestDriver(spark)  # doctest: +SKIP
+        >>> orders = driver.add_input("orders", "customer STRING, ts TIMESTAMP", timestamp="ts")  # doctest: +SKIP
+        """
+        from pyspark.sql.types import StructType
+
+        struct = schema if isinstance(schema, StructType) else self._driver.parse_schema(schema)
+        df = self._driver.add_input(name, struct, timestamp, watermark_delay)
         self._schemas[name] = struct
-        return DataFrame(self._facade.addInput(self._jdriver, name, struct.json(), timestamp, watermark_delay), self._spark)
+        return df
 
     @property
     def input(self) -> "DataFrame":
-        """The only input stream (drivers created with a schema)."""
-        from pyspark.sql import DataFrame
+        """The only input stream (drivers created with a schema).
 
-        return DataFrame(self._jdriver.input(), self._spark)
+        Returns
+        -------
+        pyspark.sql.DataFrame
+            The streaming input.
+
+        Raises
+        ------
+        ValueError
+            If the driver has several inputs, or none.
+
+        Examples
+        --------
+        >>> driver.start(driver.input.where("n > 0"))  # doctest: +SKIP
+        """
+        if len(self._schemas) != 1:
+            raise ValueError(f"this driver has {len(self._schemas)} inputs; name the one to use")
+        return self._driver.input()
 
     @property
     def schema(self) -> "StructType":
+        """The only input's schema.
+
+        Returns
+        -------
+        pyspark.sql.types.StructType
+            The schema.
+
+        Raises
+        ------
+        ValueError
+            If the driver has several inputs, or none.
+
+        Examples
+        --------
+        >>> driver.schema.fieldNames()  # doctest: +SKIP
+        ['user', 'ts', 'n']
+        """
         if len(self._schemas) != 1:
             raise ValueError(f"this driver has {len(self._schemas)} inputs; name the one you mean")
         return next(iter(self._schemas.values()))
 
     def start(self, pipeline: "DataFrame") -> "TestDriver":
-        """Start running ``pipeline`` (computed from the inputs) with a fresh checkpoint."""
-        self._jdriver.start(pipeline._jdf)
+        """Start running ``pipeline`` (computed from the inputs) with a fresh checkpoint.
+
+        Parameters
+        ----------
+        pipeline : pyspark.sql.DataFrame
+            The streaming DataFrame to run.
+
+        Returns
+        -------
+        TestDriver
+            This driver.
+
+        Raises
+        ------
+        ValueError
+            On Spark Connect, if the driver is already started.
+
+        Examples
+        --------
+        >>> driver.start(ss.suppress(driver.input, key="user", timestamp="ts", suppressed=limit))  # doctest: +SKIP
+        """
+        self._driver.start(pipeline)
         return self
 
     def step(self, rows: Iterable[Any], input: Optional[str] = None) -> List["Row"]:
-        """Feed ``rows`` (tuples, dicts or Rows of the input's schema) as one micro-batch to ``input`` (the only
-        input by default); return the rows emitted while processing it."""
+        """Feed ``rows`` as one micro-batch to ``input`` and return the rows emitted while processing it.
+
+        The step runs to completion, including the no-data batch a moved watermark triggers, so timers that
+        became due fire within it.
+
+        Parameters
+        ----------
+        rows : iterable
+            Tuples, dicts or Rows of the input's schema.
+        input : str, optional
+            The input's name; by default the only input.
+
+        Returns
+        -------
+        list of pyspark.sql.Row
+            What the pipeline emitted, in order.
+
+        Raises
+        ------
+        ValueError
+            If ``input`` is missing while the driver has several inputs, or names none of them.
+
+        Examples
+        --------
+        >>> driver.step([("alice", datetime(2024, 1, 1), 1)])  # doctest: +SKIP
+        []
+        """
         if input is None:
             if len(self._schemas) != 1:
                 raise ValueError(f"this driver has {len(self._schemas)} inputs; pass input=<name>")
             input = next(iter(self._schemas))
         if input not in self._schemas:
             raise ValueError(f"no input named {input!r}; inputs: {sorted(self._schemas)}")
-        batch = self._spark.createDataFrame(list(rows), self._schemas[input])
-        return self._collect(self._facade.step(self._jdriver, input, batch._jdf))
+        return self._driver.step(input, self._schemas[input], list(rows))
 
     def advance(self) -> List["Row"]:
-        """Run whatever is pending (e.g. after :meth:`restart`) and return what was emitted."""
-        return self._collect(self._facade.advance(self._jdriver))
+        """Run whatever is pending (e.g. after :meth:`restart`) and return what was emitted.
 
-    def idle(self, duration: "Duration") -> List["Row"]:
-        """Let ``duration`` (a ``timedelta`` or milliseconds) of wall-clock time pass without input and return what was
-        emitted meanwhile (e.g. what an ``idle_timeout`` released): waits until a micro-batch that started at least
-        ``duration`` after the last one that moved the query's time (input rows or a new watermark) has completed.
-        Real time passes, so keep durations small. Spark runs no micro-batch after :meth:`restart` until input
-        arrives, so idling right after a restart is refused: :meth:`step` first."""
-        ms = to_millis(duration, "duration")
-        return self._collect(self._facade.idle(self._jdriver, ms))
+        Returns
+        -------
+        list of pyspark.sql.Row
+            What the pipeline emitted.
+
+        Examples
+        --------
+        >>> driver.restart().advance()  # doctest: +SKIP
+        []
+        """
+        return self._driver.advance()
+
+    def idle(self, duration: Duration) -> List["Row"]:
+        """Let ``duration`` of wall-clock time pass without input and return what was emitted meanwhile.
+
+        For ``idle_timeout``: waits until a micro-batch that started at least ``duration`` after the last one that
+        moved the query's time (input rows or a new watermark) has completed. Real time passes, so keep durations
+        small. Spark runs no micro-batch after :meth:`restart` until input arrives, so idling right after a
+        restart is refused: :meth:`step` first.
+
+        Parameters
+        ----------
+        duration : datetime.timedelta or int
+            The wall-clock time to let pass (an int is milliseconds).
+
+        Returns
+        -------
+        list of pyspark.sql.Row
+            What the pipeline emitted meanwhile (e.g. what an ``idle_timeout`` released).
+
+        Raises
+        ------
+        TypeError
+            If ``duration`` is neither a ``timedelta`` nor an int.
+        RuntimeError
+            Right after :meth:`restart`, before any step.
+
+        Examples
+        --------
+        >>> driver.idle(timedelta(milliseconds=300))  # doctest: +SKIP
+        [Row(user='alice', ts=datetime.datetime(2024, 1, 1, 0, 0), n=1)]
+        """
+        return self._driver.idle(to_millis(duration, "duration"))
 
     def restart(self) -> "TestDriver":
-        """Stop the query and start it again from its checkpoint (state and pending input survive)."""
-        self._jdriver.restart()
+        """Stop the query and start it again from its checkpoint (state and pending input survive).
+
+        Returns
+        -------
+        TestDriver
+            This driver.
+
+        Examples
+        --------
+        >>> driver.restart()  # doctest: +SKIP
+        """
+        self._driver.restart()
         return self
 
     def stop(self) -> None:
-        self._jdriver.stop()
+        """Stop the query and release what the driver holds.
+
+        Examples
+        --------
+        >>> driver.stop()  # doctest: +SKIP
+        """
+        self._driver.stop()
 
     @property
-    def query(self):
-        """The running :class:`StreamingQuery` (e.g. for :func:`spark_suppress.metrics`)."""
-        from pyspark.sql.streaming import StreamingQuery
+    def query(self) -> "StreamingQuery":
+        """The running query (e.g. for :func:`spark_suppress.metrics`).
 
-        return StreamingQuery(self._jdriver.streamingQuery())
+        Returns
+        -------
+        pyspark.sql.streaming.StreamingQuery
+            The query the driver runs.
 
-    def _collect(self, jdf) -> List["Row"]:
-        from pyspark.sql import DataFrame
-
-        return DataFrame(jdf, self._spark).collect()
+        Examples
+        --------
+        >>> ss.metrics(driver.query)  # doctest: +SKIP
+        {}
+        """
+        result: "StreamingQuery" = self._driver.query()
+        return result
 
     def __enter__(self) -> "TestDriver":
         return self

@@ -1,4 +1,5 @@
-"""Final results (suppress untilWindowCloses) between two Kafka topics, run with spark-submit against a real broker (see reliability/test_kafka.py).
+"""Final results (suppress untilWindowCloses) between two Kafka topics, run with spark-submit against a real broker
+(see reliability/test_kafka.py).
 
     spark-submit --jars spark-suppress.jar,<Spark's Kafka connector jars> kafka_pipeline.py BOOTSTRAP WORKDIR PHASE
 
@@ -28,8 +29,14 @@ def event(user: str, seconds: float, n: int):
 
 def produce(spark, bootstrap: str, events) -> None:
     # One writing task, so that the topic holds the events in this order (Kafka keeps each partition's order).
-    (spark.createDataFrame(events, "key STRING, value STRING").coalesce(1).write.format("kafka")
-     .option("kafka.bootstrap.servers", bootstrap).option("topic", "events").save())
+    (
+        spark.createDataFrame(events, "key STRING, value STRING")
+        .coalesce(1)
+        .write.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", "events")
+        .save()
+    )
 
 
 def burst(first_n: int, start_seconds: float):
@@ -38,18 +45,38 @@ def burst(first_n: int, start_seconds: float):
 
 
 def run_query(spark, bootstrap: str, work: str) -> None:
-    events = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
-              .option("subscribe", "events").option("startingOffsets", "earliest")
-              .option("maxOffsetsPerTrigger", 4).load()
-              .select(F.from_json(F.col("value").cast("string"), "user STRING, ts TIMESTAMP, n LONG").alias("e"))
-              .select("e.*").withWatermark("ts", "0 seconds")
-              .withColumn("window", F.window("ts", "10 seconds")))
-    final = ss.suppress(events, key="user", timestamp="ts", window="window", grace=timedelta(seconds=2),
-                        suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name("kafka-final"))
-    out = final.select(F.col("user").alias("key"),
-                       F.to_json(F.struct("user", F.col("window.start").alias("start"), "n")).alias("value"))
-    query = (out.writeStream.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic", "results")
-             .option("checkpointLocation", f"{work}/checkpoint").trigger(availableNow=True).start())
+    events = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", "events")
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 4)
+        .load()
+        .select(F.from_json(F.col("value").cast("string"), "user STRING, ts TIMESTAMP, n LONG").alias("e"))
+        .select("e.*")
+        .withWatermark("ts", "0 seconds")
+        .withColumn("window", F.window("ts", "10 seconds"))
+    )
+    final = ss.suppress(
+        events,
+        key="user",
+        timestamp="ts",
+        window="window",
+        grace=timedelta(seconds=2),
+        suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name("kafka-final"),
+    )
+    out = final.select(
+        F.col("user").alias("key"),
+        F.to_json(F.struct("user", F.col("window.start").alias("start"), "n")).alias("value"),
+    )
+    query = (
+        out.writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", "results")
+        .option("checkpointLocation", f"{work}/checkpoint")
+        .trigger(availableNow=True)
+        .start()
+    )
     query.awaitTermination()
     if query.exception() is not None:
         raise query.exception()
@@ -57,9 +84,13 @@ def run_query(spark, bootstrap: str, work: str) -> None:
 
 def main() -> int:
     bootstrap, work, phase = sys.argv[1], sys.argv[2], sys.argv[3]
-    spark = (SparkSession.builder.appName(f"spark-suppress-kafka-{phase}")
-             .config("spark.sql.session.timeZone", "UTC").config("spark.sql.shuffle.partitions", "2")
-             .config("spark.ui.enabled", "false").getOrCreate())
+    spark = (
+        SparkSession.builder.appName(f"spark-suppress-kafka-{phase}")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     if phase == "first":
         produce(spark, bootstrap, burst(1, 1.0))
@@ -71,10 +102,16 @@ def main() -> int:
     run_query(spark, bootstrap, work)
     produce(spark, bootstrap, [event("tick", 101, 1)])  # its batch sees the watermark the first tick moved
     run_query(spark, bootstrap, work)
-    rows = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("subscribe", "results")
-            .option("startingOffsets", "earliest").load()
-            .select(F.from_json(F.col("value").cast("string"), "user STRING, start TIMESTAMP, n LONG").alias("r"))
-            .select("r.*").collect())
+    rows = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", "results")
+        .option("startingOffsets", "earliest")
+        .load()
+        .select(F.from_json(F.col("value").cast("string"), "user STRING, start TIMESTAMP, n LONG").alias("r"))
+        .select("r.*")
+        .collect()
+    )
     got = sorted((r.user, r.start.strftime("%H:%M:%S"), r.n) for r in rows)
     # One final result per user and 10-second window, its latest update, once: the first burst's windows
     # [00:00:00, 00:00:10) closed (2 s of grace) once the second burst moved stream time to 00:00:20, the second

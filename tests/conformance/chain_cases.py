@@ -22,12 +22,14 @@ from .common import Mismatch, compare_step, size_model_skip, ts
 from .emit_cases import _kafka_end, _windows
 from .suppress_cases import _restart_step, _suppressed
 
-SCHEMA = StructType([
-    StructField("key", StringType()),
-    StructField("ts", TimestampType()),
-    StructField("value", StringType()),
-    StructField("deleted", BooleanType()),
-])
+SCHEMA = StructType(
+    [
+        StructField("key", StringType()),
+        StructField("ts", TimestampType()),
+        StructField("value", StringType()),
+        StructField("deleted", BooleanType()),
+    ]
+)
 
 
 def handles(v: Dict[str, Any]) -> bool:
@@ -79,9 +81,20 @@ def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=
         aggregations = [_aggregation(step["aggregation"], F.col("value") if value is None else value).alias("value")]
         if step.get("window") is None:
             return ss.aggregate(df, key="key", timestamp="ts", aggregations=aggregations, name=name)
-        emit = ss.EmitStrategy.on_window_close() if step["emitStrategy"] == "onWindowClose" else ss.EmitStrategy.on_window_update()
-        return ss.aggregate_windowed(df, key="key", timestamp="ts", windows=_windows(step["window"]),
-                                     aggregations=aggregations, emit=emit, name=name)
+        emit = (
+            ss.EmitStrategy.on_window_close()
+            if step["emitStrategy"] == "onWindowClose"
+            else ss.EmitStrategy.on_window_update()
+        )
+        return ss.aggregate_windowed(
+            df,
+            key="key",
+            timestamp="ts",
+            windows=_windows(step["window"]),
+            aggregations=aggregations,
+            emit=emit,
+            name=name,
+        )
     if op == "suppress":
         kwargs = {"tombstone": "deleted"} if i == 0 and table_input else {}
         return ss.suppress(df, key="key", timestamp="ts", suppressed=_suppressed(step, name), **kwargs)
@@ -114,9 +127,16 @@ def _run_join_first(spark, v, name, steps_cfg) -> None:
     table = driver.add_input("table", "key STRING, ts TIMESTAMP, tv STRING, deleted BOOLEAN")
     versioned = join["table"]["versioned"]
     out = ss.join_versioned(
-        stream, table, on="key", stream_timestamp="ts", table_timestamp="ts", grace=join.get("graceMs"),
-        history_retention=join["table"]["historyRetentionMs"] if versioned else None, how=join["joinType"],
-        tombstone="deleted", name=f"{name}_0",
+        stream,
+        table,
+        on="key",
+        stream_timestamp="ts",
+        table_timestamp="ts",
+        grace=join.get("graceMs"),
+        history_retention=join["table"]["historyRetentionMs"] if versioned else None,
+        how=join["joinType"],
+        tombstone="deleted",
+        name=f"{name}_0",
     )
     # The joiner streamValue + sep + tableValue (a missing table value rendered "null"), as the aggregates' input.
     joined_value = F.concat(F.col("sv"), F.lit(sep), F.coalesce(F.col("tv"), F.lit("null")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -194,6 +194,7 @@ def size_model_skip(v: Dict[str, Any]) -> Optional[str]:
     if v.get("size_model_dependent") and isinstance(sizes, str):
         return (
             "size_model_dependent: Kafka's estimate counts the record's topic name (a ~90-char repartition topic "
-            f"here: {sizes}); spark-suppress's entry size (README) has no topic, so the byte bound bites elsewhere"
+            f"here: {sizes}); spark-suppress's entry size (docs/suppress.md) has no topic, so the byte bound bites "
+            "elsewhere"
         )
     return None

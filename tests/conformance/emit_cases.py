@@ -7,7 +7,7 @@ timer here is at 9, for [0,10) with grace 0).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional
 
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType, TimestampType
@@ -16,7 +16,6 @@ import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
 from .common import Mismatch, expect_build_error, fails_at_build, group_expected, records_by_step, run_steps, ts
-
 
 
 def optional_note(v: Dict[str, Any]) -> Optional[str]:
@@ -52,7 +51,8 @@ def skip_reason(v: Dict[str, Any]) -> Optional[str]:
     if retention is not None and smallest is not None and retention < smallest:
         return (
             "Kafka-only: window-store retention is not configurable here (each window is kept exactly until it "
-            f"closes at end + grace, so a retention below the {smallest} ms Kafka requires ({retention} ms) cannot arise)"
+            f"closes at end + grace, so a retention below the {smallest} ms Kafka requires ({retention} ms) "
+            "cannot arise)"
         )
     return None
 
@@ -100,17 +100,28 @@ def _invalid_window(w: Dict[str, Any]) -> Optional[str]:
 
 
 def _aggregate(df, cfg: Dict[str, Any], name: str):
-    emit = ss.EmitStrategy.on_window_close() if cfg.get("emitStrategy") == "onWindowClose" else ss.EmitStrategy.on_window_update()
+    emit = (
+        ss.EmitStrategy.on_window_close()
+        if cfg.get("emitStrategy") == "onWindowClose"
+        else ss.EmitStrategy.on_window_update()
+    )
     return ss.aggregate_windowed(
-        df, key="key", timestamp="ts", windows=_windows(cfg["window"]),
-        aggregations=[_aggregation(cfg.get("aggregation", "count")).alias("agg")], emit=emit, name=name,
+        df,
+        key="key",
+        timestamp="ts",
+        windows=_windows(cfg["window"]),
+        aggregations=[_aggregation(cfg.get("aggregation", "count")).alias("agg")],
+        emit=emit,
+        name=name,
     )
 
 
 def run(spark, v: Dict[str, Any], name: str) -> None:
     cfg = v["config"]
     window = cfg["window"]
-    schema = StructType([StructField("key", StringType()), StructField("ts", TimestampType()), StructField("value", StringType())])
+    schema = StructType(
+        [StructField("key", StringType()), StructField("ts", TimestampType()), StructField("value", StringType())]
+    )
     driver = TestDriver(spark, schema, timestamp="ts")
     if fails_at_build(v):
         try:
@@ -122,8 +133,13 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
         return
     out = _aggregate(driver.input, cfg, name)
     retractions = "retraction" in out.columns
-    cols = [F.col("key"), F.unix_millis("window.start").alias("ws"), F.unix_millis("window.end").alias("we"),
-            F.col("agg"), F.unix_millis("ts").alias("ts_ms")]
+    cols = [
+        F.col("key"),
+        F.unix_millis("window.start").alias("ws"),
+        F.unix_millis("window.end").alias("we"),
+        F.col("agg"),
+        F.unix_millis("ts").alias("ts_ms"),
+    ]
     if retractions:
         cols.append(F.col("retraction"))
     driver.start(out.select(*cols))

@@ -6,7 +6,8 @@ as the vector's joiner string: ``sv + sep + tv`` with a null table value written
 By default no input carries a watermark: the join takes its stream times from the records themselves, as Kafka
 does. With ``--join-stream-watermark`` (run.py) the stream carries one with a 0-second delay, so joins with a grace
 period also release on it (the default ``release_on_watermark``: a shard without more records is not starved);
-Kafka's timing must not change. The runner's session has one shuffle partition, so the join has one shard, as the Kafka tests have one task.
+Kafka's timing must not change. The runner's session has one shuffle partition, so the join has one shard, as the
+Kafka tests have one task.
 """
 
 from __future__ import annotations

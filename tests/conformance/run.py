@@ -1,24 +1,24 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
 Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only]   (vectors from $CONFORMANCE_DIR, default
-tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folder `chains` beside them). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folder `chains` beside them). Prints
+PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
 """
 
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ThreadPoolExecutor
 import os
 import sys
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from tests.conformance import chain_cases, emit_cases, join_cases, suppress_cases  # noqa: E402
 from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  # noqa: E402
-
 
 # SPARK_SUPPRESS_CONNECT=1 (make conformance-connect): the same vectors through a Spark Connect session, served by
 # an in-process local Connect server on loopback with spark-suppress's plugins; nothing else changes.
@@ -80,12 +80,19 @@ def skip_reason(module, v) -> Optional[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", default=None, help="run only vectors whose id contains this")
-    parser.add_argument("--join-stream-watermark", action="store_true",
-                        help="run the stream-table join vectors only, their stream with a 0-second watermark (the join "
-                             "then also releases starved shards on it; Kafka's timing must hold)")
+    parser.add_argument(
+        "--join-stream-watermark",
+        action="store_true",
+        help="run the stream-table join vectors only, their stream with a 0-second watermark (the join "
+        "then also releases starved shards on it; Kafka's timing must hold)",
+    )
     parser.add_argument("--chains-only", action="store_true", help="run only the chain vectors")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("CONFORMANCE_JOBS", "1")),
-                        help="vectors run at once, each its own query (default 1, or $CONFORMANCE_JOBS)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=int(os.environ.get("CONFORMANCE_JOBS", "1")),
+        help="vectors run at once, each its own query (default 1, or $CONFORMANCE_JOBS)",
+    )
     args = parser.parse_args(argv)
     if args.join_stream_watermark:
         join_cases.STREAM_WATERMARK = "0 seconds"

@@ -10,11 +10,20 @@ from pyspark.sql.types import BooleanType, LongType, StringType, StructField, St
 import spark_suppress as ss
 from spark_suppress.testing import TestDriver
 
-from .common import Mismatch, expect_build_error, fails_at_build, group_expected, records_by_step, run_steps, size_model_skip, ts
+from .common import (
+    Mismatch,
+    expect_build_error,
+    fails_at_build,
+    group_expected,
+    records_by_step,
+    run_steps,
+    size_model_skip,
+    ts,
+)
 
 # Spark refuses event-time timers at or before the epoch ("Timeout timestamp must be positive"), and Kafka's tests
 # use timestamps a few milliseconds after it. Suppress rules depend on time differences only, so every suppress
-# vector runs shifted one day later (inputs shifted, outputs shifted back). See the README's deviations.
+# vector runs shifted one day later (inputs shifted, outputs shifted back). See docs/deviations.md.
 OFFSET_MS = 86_400_000
 
 LONG_MAX = 9_223_372_036_854_775_807
@@ -94,7 +103,9 @@ def _schema(windowed: bool, text: bool) -> StructType:
     ]
     if windowed:
         fields.append(
-            StructField("window", StructType([StructField("start", TimestampType()), StructField("end", TimestampType())]))
+            StructField(
+                "window", StructType([StructField("start", TimestampType()), StructField("end", TimestampType())])
+            )
         )
     return StructType(fields)
 
@@ -141,8 +152,13 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
 
     def feed(seq: int):
         rows = [
-            (r["key"], ts(OFFSET_MS + r["ts"]), r["value"], r["value"] is None,
-             *([(ts(OFFSET_MS + r["window_start"]), ts(OFFSET_MS + r["window_end"]))] if windowed else []))
+            (
+                r["key"],
+                ts(OFFSET_MS + r["ts"]),
+                r["value"],
+                r["value"] is None,
+                *([(ts(OFFSET_MS + r["window_start"]), ts(OFFSET_MS + r["window_end"]))] if windowed else []),
+            )
             for r in steps.get(seq, [])
         ]
         return driver.step(rows) if rows or seq in expected or seq == error_step else []

@@ -45,11 +45,20 @@ def test_every_operator_and_metrics_through_the_wheel(spark):
 
     d = TestDriver(spark, "key STRING, ts TIMESTAMP, value STRING", timestamp="ts")
     with pytest.raises(IllegalArgumentException, match="key 'user' is not a column of the input"):
-        ss.suppress(d.input, key="user", timestamp="ts", suppressed=ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded()))
+        ss.suppress(
+            d.input,
+            key="user",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_time_limit(1, ss.BufferConfig.unbounded()),
+        )
     windowed = ss.aggregate_windowed(
-        d.input, key="key", timestamp="ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
+        d.input,
+        key="key",
+        timestamp="ts",
+        windows=ss.TimeWindows.of_size_with_no_grace(10),
         aggregations=[F.count("*").alias("n"), ss.string_fold("value").alias("trace")],
-        emit=ss.EmitStrategy.on_window_close(), name="client-windows",
+        emit=ss.EmitStrategy.on_window_close(),
+        name="client-windows",
     )
     d.start(windowed.select("key", "n", "trace"))
     try:
@@ -65,16 +74,28 @@ def test_every_operator_and_metrics_through_the_wheel(spark):
     j = TestDriver(spark)
     orders = j.add_input("orders", "customer STRING, order_ts TIMESTAMP, amount INT")
     tiers = j.add_input("tiers", "customer STRING, changed_at TIMESTAMP, tier STRING")
-    j.start(ss.join_versioned(orders, tiers, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", how="left"))
+    j.start(
+        ss.join_versioned(
+            orders, tiers, on="customer", stream_timestamp="order_ts", table_timestamp="changed_at", how="left"
+        )
+    )
     try:
         j.step([("a", T0, "gold")], input="tiers")
-        assert [(r["customer"], r["tier"]) for r in j.step([("a", T0 + timedelta(seconds=1), 5)], input="orders")] == [("a", "gold")]
+        assert [(r["customer"], r["tier"]) for r in j.step([("a", T0 + timedelta(seconds=1), 5)], input="orders")] == [
+            ("a", "gold")
+        ]
     finally:
         j.stop()
 
     s = TestDriver(spark, "key STRING, ts TIMESTAMP, value STRING", timestamp="ts")
-    s.start(ss.suppress(s.input, key="key", timestamp="ts",
-                        suppressed=ss.Suppressed.until_time_limit(5, ss.BufferConfig.unbounded()).with_name("client-suppress")))
+    s.start(
+        ss.suppress(
+            s.input,
+            key="key",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_time_limit(5, ss.BufferConfig.unbounded()).with_name("client-suppress"),
+        )
+    )
     try:
         s.step([("a", T0, "1")])
         assert [r["value"] for r in s.step([("b", T0 + timedelta(milliseconds=5), "2")])] == ["1"]

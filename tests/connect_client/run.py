@@ -23,16 +23,28 @@ def main(client_python: str) -> int:
         {"spark.sql.shuffle.partitions": "1", "spark.sql.session.timeZone": "UTC", "spark.ui.enabled": "false"},
     )
     try:
-        env = dict(os.environ, SPARK_SUPPRESS_REMOTE=f"sc://127.0.0.1:{port}", SPARK_SUPPRESS_SERVER_VERSION=spark.version)
+        env = dict(
+            os.environ, SPARK_SUPPRESS_REMOTE=f"sc://127.0.0.1:{port}", SPARK_SUPPRESS_SERVER_VERSION=spark.version
+        )
         env.pop("SPARK_REMOTE", None)
         env.pop("SPARK_CONNECT_MODE_ENABLED", None)
         here = os.path.dirname(os.path.abspath(__file__))
         # --confcutdir keeps tests/conftest.py (which builds full-PySpark sessions) out of the client's run; the
         # working directory keeps the checkout's python/ off the client's path, so the installed wheel is tested.
         return subprocess.call(
-            [client_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--confcutdir", here,
-             os.path.join(here, "client_checks.py")],
-            env=env, cwd=here,
+            [
+                client_python,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--confcutdir",
+                here,
+                os.path.join(here, "client_checks.py"),
+            ],
+            env=env,
+            cwd=here,
         )
     finally:
         connect_server.stop(spark)
