@@ -10,8 +10,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Connect server on loopback with the jar and the plugins, started once and stopped after the session.
 CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
 # test_connect.py needs a Connect session; the py4j-only tests (the facade itself, packaging) need a classic one.
-collect_ignore = ["test_packaging.py", "test_reliability.py"] if CONNECT else ["test_connect.py",
-                                                                     "test_connect_fuzz.py"]
+collect_ignore = (
+    ["test_packaging.py", "test_reliability.py"] if CONNECT else ["test_connect.py", "test_connect_fuzz.py"]
+)
 
 
 CONF = {

@@ -171,8 +171,9 @@ def test_metrics_answer_only_the_session_that_runs_the_query(spark, tmp_path):
         theirs = _held_query(other, tmp_path / "b", "session-b")
         try:
             assert ss.metrics(theirs)["session-b"]["suppression-buffer-count-current"] == 3.0
-            their_names = [n for p in theirs.recentProgress
-                           for n in _connect.progress_field(p, "observedMetrics") or {}]
+            their_names = [
+                n for p in theirs.recentProgress for n in _connect.progress_field(p, "observedMetrics") or {}
+            ]
             with pytest.raises(IllegalArgumentException):
                 _metrics_of(spark, their_names)
         finally:
@@ -221,11 +222,13 @@ def test_malformed_messages_and_specs_are_refused_naming_the_field(spark):
         return str(e.value)
 
     assert "the client's Suppress.input (a spark.connect.Relation) is not a valid protobuf message" in refused(
-        input=message.input[:-3])
+        input=message.input[:-3]
+    )
     spec = json.loads(message.spec_json)
     spec["suppressed"]["timeLimitMs"] = "10"
     assert "malformed operator spec: `spec.suppressed.timeLimitMs` must be a whole number, got string" in refused(
-        spec_json=json.dumps(spec))
+        spec_json=json.dumps(spec)
+    )
     del spec["timestamp"]
     assert "malformed operator spec: `spec.timestamp` is missing" in refused(spec_json=json.dumps(spec))
     assert "malformed operator spec: the spec is not JSON" in refused(spec_json="{" * 5000)

@@ -18,8 +18,6 @@ import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
 import spark_suppress as ss
 from spark_suppress import _connect
 from spark_suppress.proto import connect_pb2
@@ -34,9 +32,20 @@ MAX_NESTING = 64
 
 # What a client must never see: the JVM's internal failures (a message the plugin did not check), or a status with no
 # message (an error thrown past Spark's handler, e.g. a stack overflow).
-UNCLEAR = ("NullPointerException", "ClassCastException", "StackOverflowError", "OutOfMemoryError", "MatchError",
-           "IndexOutOfBounds", "NoSuchElementException", "NumberFormatException", "InvalidProtocolBufferException",
-           "JsonParseException", "MismatchedInputException", "StreamConstraintsException")
+UNCLEAR = (
+    "NullPointerException",
+    "ClassCastException",
+    "StackOverflowError",
+    "OutOfMemoryError",
+    "MatchError",
+    "IndexOutOfBounds",
+    "NoSuchElementException",
+    "NumberFormatException",
+    "InvalidProtocolBufferException",
+    "JsonParseException",
+    "MismatchedInputException",
+    "StreamConstraintsException",
+)
 
 
 def _raw_frame(session, relation):
@@ -75,16 +84,29 @@ class Corpus:
         outs = {
             "Suppress": ss.suppress(stream, key="customer", timestamp="order_ts", suppressed=limit.with_name("fz")),
             "AggregateWindowed": ss.aggregate_windowed(
-                stream, key="customer", timestamp="order_ts", windows=ss.TimeWindows.of_size_with_no_grace(10),
-                aggregations=[F.sum("amount").alias("total"), ss.string_fold("amount").alias("trace")]),
-            "Aggregate": ss.aggregate(stream, key="customer", timestamp="order_ts",
-                                      aggregations=[F.count("*").alias("n")]),
-            "JoinVersioned": ss.join_versioned(stream, table, on="customer", stream_timestamp="order_ts",
-                                               table_timestamp="changed_at", grace=5, history_retention=10),
+                stream,
+                key="customer",
+                timestamp="order_ts",
+                windows=ss.TimeWindows.of_size_with_no_grace(10),
+                aggregations=[F.sum("amount").alias("total"), ss.string_fold("amount").alias("trace")],
+            ),
+            "Aggregate": ss.aggregate(
+                stream, key="customer", timestamp="order_ts", aggregations=[F.count("*").alias("n")]
+            ),
+            "JoinVersioned": ss.join_versioned(
+                stream,
+                table,
+                on="customer",
+                stream_timestamp="order_ts",
+                table_timestamp="changed_at",
+                grace=5,
+                history_retention=10,
+            ),
         }
         self.valid = {k: df._plan.plan(spark.client).extension.value for k, df in outs.items()}
         self.valid["Metrics"] = connect_pb2.Metrics(
-            observation_names=["spark_suppress:x#1"], client_version=ss.__version__).SerializeToString()
+            observation_names=["spark_suppress:x#1"], client_version=ss.__version__
+        ).SerializeToString()
         self.input = stream._plan.plan(spark.client).SerializeToString()
         self.specs = {k: json.loads(self._parsed(k).spec_json) for k in self.valid if k != "Metrics"}
         self.sp = sp
@@ -131,8 +153,10 @@ class Corpus:
             setattr(m, "stream" if kind == "JoinVersioned" else "input", rng.randbytes(big))
         elif which == "metrics":
             names = [f"spark_suppress:{text[:200]}#{i}" for i in range(rng.choice([1000, 50_000]))]
-            return "oversized", _relation("Metrics", connect_pb2.Metrics(
-                observation_names=names, client_version=ss.__version__).SerializeToString())
+            return "oversized", _relation(
+                "Metrics",
+                connect_pb2.Metrics(observation_names=names, client_version=ss.__version__).SerializeToString(),
+            )
         else:
             if kind not in ("AggregateWindowed", "Aggregate"):
                 m.spec_json = text
@@ -143,8 +167,14 @@ class Corpus:
 
     # Spec fields that name a choice (the spec's enums), and values no release knows.
     ENUMS = {
-        "Suppress": [("suppressed", "mode"), ("suppressed", "buffer", "whenFull"), ("suppressed", "clock"),
-                     ("suppressed", "buffer", "sizeModel"), ("late",), ("suppressed", "bufferTime")],
+        "Suppress": [
+            ("suppressed", "mode"),
+            ("suppressed", "buffer", "whenFull"),
+            ("suppressed", "clock"),
+            ("suppressed", "buffer", "sizeModel"),
+            ("late",),
+            ("suppressed", "bufferTime"),
+        ],
         "AggregateWindowed": [("emit",), ("windows", "type"), ("late",)],
         "Aggregate": [("key",)],
         "JoinVersioned": [("how",)],
@@ -169,19 +199,37 @@ class Corpus:
         node = spec
         for p in path[:-1]:
             node = node.setdefault(p, {})
-        node[path[-1]] = rng.choice(["", "UNTIL_TIME_LIMIT", "untilTimeLimit2", "java.lang.Runtime", "/etc/passwd",
-                                     "file:///etc/passwd", 7, True, [], {"class": "java.lang.Runtime"}])
+        node[path[-1]] = rng.choice(
+            [
+                "",
+                "UNTIL_TIME_LIMIT",
+                "untilTimeLimit2",
+                "java.lang.Runtime",
+                "/etc/passwd",
+                "file:///etc/passwd",
+                7,
+                True,
+                [],
+                {"class": "java.lang.Runtime"},
+            ]
+        )
         m = self._parsed(kind)
         m.spec_json = json.dumps(spec)
         return "unknown enum", _relation(kind, m.SerializeToString())
 
     # The spec fields each operator cannot do without, and one number field of each, to give the wrong type.
-    REQUIRED = {"Suppress": ["key", "timestamp", "suppressed"],
-                "AggregateWindowed": ["key", "timestamp", "windows", "emit"],
-                "Aggregate": ["key", "timestamp"],
-                "JoinVersioned": ["on", "streamTimestamp", "tableTimestamp", "how"]}
-    NUMBERS = {"Suppress": ("suppressed", "timeLimitMs"), "AggregateWindowed": ("windows", "sizeMs"),
-               "Aggregate": ("timestamp",), "JoinVersioned": ("graceMs",)}
+    REQUIRED = {
+        "Suppress": ["key", "timestamp", "suppressed"],
+        "AggregateWindowed": ["key", "timestamp", "windows", "emit"],
+        "Aggregate": ["key", "timestamp"],
+        "JoinVersioned": ["on", "streamTimestamp", "tableTimestamp", "how"],
+    }
+    NUMBERS = {
+        "Suppress": ("suppressed", "timeLimitMs"),
+        "AggregateWindowed": ("windows", "sizeMs"),
+        "Aggregate": ("timestamp",),
+        "JoinVersioned": ("graceMs",),
+    }
 
     def bad_spec(self, rng):
         kind = rng.choice(list(self.specs))
@@ -256,8 +304,15 @@ class Corpus:
         return _relation("AggregateWindowed", m.SerializeToString())
 
     def generators(self):
-        return [self.random_bytes, self.truncated, self.bit_flipped, self.oversized, self.unknown_enum,
-                self.bad_spec, self.nested]
+        return [
+            self.random_bytes,
+            self.truncated,
+            self.bit_flipped,
+            self.oversized,
+            self.unknown_enum,
+            self.bad_spec,
+            self.nested,
+        ]
 
 
 def _outcome(spark, relation):
@@ -322,10 +377,12 @@ def test_malformed_messages_get_clear_errors_and_the_server_keeps_serving(spark)
         server.sparkContext.setLogLevel("WARN")
     took = time.monotonic() - started
     errors = sum(n for (_, outcome), n in counts.items() if outcome == "error")
-    print(f"connect fuzz: {MESSAGES} messages in {took:.0f} s, {errors} errors, "
-          f"{MESSAGES - errors} answered (mutations that left a valid message), unclear {len(unclear)}, "
-          f"slowest {slowest[0]:.2f} s ({slowest[1]}), server restarts: "
-          f"{0 if _server_identity() == identity else 1}")
+    print(
+        f"connect fuzz: {MESSAGES} messages in {took:.0f} s, {errors} errors, "
+        f"{MESSAGES - errors} answered (mutations that left a valid message), unclear {len(unclear)}, "
+        f"slowest {slowest[0]:.2f} s ({slowest[1]}), server restarts: "
+        f"{0 if _server_identity() == identity else 1}"
+    )
     for (category, outcome), n in sorted(counts.items()):
         print(f"  {category:13} {outcome:9} {n:6}  ({seconds[category]:.1f} s for the category)")
     assert not unclear, f"seed {seed}: {len(unclear)} unclear errors, first ones: {unclear[:5]}"
@@ -338,8 +395,9 @@ def test_malformed_messages_get_clear_errors_and_the_server_keeps_serving(spark)
 
     # The same session still runs a real query correctly.
     d = TestDriver(spark, SCHEMA, timestamp="ts")
-    out = ss.suppress(d.input, key="key", timestamp="ts",
-                      suppressed=ss.Suppressed.until_time_limit(10, ss.BufferConfig.unbounded()))
+    out = ss.suppress(
+        d.input, key="key", timestamp="ts", suppressed=ss.Suppressed.until_time_limit(10, ss.BufferConfig.unbounded())
+    )
     d.start(out.select("key", "value"))
     try:
         assert d.step([("a", T0, "x"), ("b", T0, "y")]) == []
