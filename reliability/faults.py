@@ -45,15 +45,13 @@ class Submission:
     """One spark-submit of cluster_job.py; its output is read as it comes, so a test can act on the batch running."""
 
     def __init__(self, cluster: Cluster, jars: Sequence[str], args: Sequence[str], log: str,
-                 packages: Sequence[str] = (), conf: Optional[Dict[str, str]] = None):
+                 conf: Optional[Dict[str, str]] = None):
         confs = {"spark.executor.memory": "512m", "spark.cores.max": str(len(cluster.workers)),
                  "spark.driver.host": "127.0.0.1", "spark.ui.port": str(free_port()),
                  # A lost executor's shuffle files are recomputed; the defaults (4) would be reached by design here.
                  "spark.task.maxFailures": "8", "spark.stage.maxConsecutiveAttempts": "8"}
         confs.update(conf or {})
         cmd = [spark_submit(), "--master", cluster.master_url, "--jars", ",".join(jars)]
-        if packages:
-            cmd += ["--packages", ",".join(packages)]
         for k, v in confs.items():
             cmd += ["--conf", f"{k}={v}"]
         cmd += [JOB, *args]
@@ -156,8 +154,8 @@ class Kill:
 
     def describe(self) -> str:
         busy = f", {self.active_tasks} executor(s) running tasks" if self.kind == "executor" else ""
-        return (f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}, "
-                f"state rows after the batch before: {self.state_rows_before})")
+        held = "" if self.state_rows_before is None else f", {self.state_rows_before} state rows held before it"
+        return f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}{held})"
 
 
 @dataclass
@@ -202,19 +200,19 @@ def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
 
 
 def run_with_kills(cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan,
-                   rnd: random.Random, packages: Sequence[str] = ()) -> dict:
+                   rnd: random.Random) -> dict:
     """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
     Returns the last submission's RESULT with the kills (and the batch progress seen) added."""
     submissions: List[Submission] = []
     try:
-        sub = Submission(cluster, jars, args, f"{log_prefix}-0.log", packages)
+        sub = Submission(cluster, jars, args, f"{log_prefix}-0.log")
         submissions.append(sub)
         for kill in plan.kills:
             if kill.kind == "executor":
                 kill_executor_in(sub, cluster, kill, rnd)
             else:
                 kill_driver_in(sub, cluster, kill)
-                sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log", packages)
+                sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log")
                 submissions.append(sub)
             print(kill.describe(), flush=True)
         result = sub.result()
@@ -227,8 +225,9 @@ def run_with_kills(cluster: Cluster, jars: Sequence[str], args: Sequence[str], l
         result["kills"] = [k.describe() for k in plan.kills]
         result["plan"] = plan
         result["batches"] = len(progress)
-        return result
     finally:
         for s in submissions:
             s.stop()
-        cluster.wait_idle(180)
+    # Only after a run that went well: a failed one's own error must not be replaced by this wait's.
+    cluster.wait_idle(180)
+    return result
