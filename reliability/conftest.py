@@ -11,6 +11,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "reliability", "scripts")
 VERSION = open(os.path.join(ROOT, "VERSION")).read().strip()
+# The fault tests import the job script they submit (its input generator is their reference's input too).
+sys.path.insert(0, SCRIPTS)
 
 
 def _line_jar() -> tuple:

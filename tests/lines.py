@@ -9,7 +9,8 @@ for the second Scala version of a line), so a suite here is exactly what `make <
   any other suite starts), then everything `make test SPARK=<line>` runs there: the Scala suites
   (`test-jvm`), the Python tests (`test-python`), every conformance vector on py4j (`conformance`), the Python tests
   of operators on Spark Connect (`test-connect`), every vector on Spark Connect (`conformance-connect`) and the
-  wheel with only pyspark-client (`test-connect-client`);
+  wheel with only pyspark-client (`test-connect-client`) and the quick slice of the cluster faults (an executor
+  killed on a standalone cluster, `test-cluster-faults`);
 - every other line: the Scala suites that pin Spark's and Scala's behaviour (`test-jvm`: the probe suites,
   `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: every conformance vector and chain
   vector on py4j once (`conformance-once`), Connect's own tests (`test-connect-plugin`) and the chain vectors on
@@ -87,6 +88,7 @@ def suites(line: Line) -> List[str]:
             "test-connect",
             "conformance-connect",
             "test-connect-client",
+            "test-cluster-faults",
         ]
     return ["test-jvm", "conformance-once", "test-connect-plugin", "conformance-connect-chains"]
 

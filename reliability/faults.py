@@ -1,0 +1,233 @@
+"""spark-submit runs on a standalone cluster and the faults the tests inject into them: an executor JVM or the
+driver's spark-submit JVM killed with SIGKILL while a chosen micro-batch runs (reliability/test_cluster_faults.py,
+reliability/test_sinks.py).
+
+Where a kill lands is drawn from a seeded random generator: the batch, the delay after that batch's first task starts
+and the executor. The seed is printed, and ``FAULT_SEED=<seed>`` replays the same choices.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from conftest import ROOT, SCRIPTS, python_env, spark_submit
+from local_kafka import free_port
+from standalone import Cluster, alive, children, get_json, wait_until
+
+JOB = os.path.join(SCRIPTS, "cluster_job.py")
+RECORDS = os.path.join(ROOT, "target", "reliability", "cluster-faults.jsonl")
+
+
+def seeded(label: str) -> tuple:
+    """(seed, generator): the seed from FAULT_SEED or a fresh one, printed so that a failure can be replayed."""
+    seed = int(os.environ.get("FAULT_SEED") or random.SystemRandom().randrange(1 << 31))
+    print(f"{label}: FAULT_SEED={seed}", flush=True)
+    return seed, random.Random(seed)
+
+
+def record(entry: dict) -> None:
+    """Appends one run's figures to target/reliability/cluster-faults.jsonl (the source of docs/reliability.md)."""
+    os.makedirs(os.path.dirname(RECORDS), exist_ok=True)
+    with open(RECORDS, "a") as f:
+        f.write(json.dumps(dict(entry, at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))) + "\n")
+
+
+class Submission:
+    """One spark-submit of cluster_job.py; its output is read as it comes, so a test can act on the batch running."""
+
+    def __init__(self, cluster: Cluster, jars: Sequence[str], args: Sequence[str], log: str,
+                 conf: Optional[Dict[str, str]] = None):
+        confs = {"spark.executor.memory": "512m", "spark.cores.max": str(len(cluster.workers)),
+                 "spark.driver.host": "127.0.0.1", "spark.ui.port": str(free_port()),
+                 # A lost executor's shuffle files are recomputed; the defaults (4) would be reached by design here.
+                 "spark.task.maxFailures": "8", "spark.stage.maxConsecutiveAttempts": "8"}
+        confs.update(conf or {})
+        cmd = [spark_submit(), "--master", cluster.master_url, "--jars", ",".join(jars)]
+        for k, v in confs.items():
+            cmd += ["--conf", f"{k}={v}"]
+        cmd += [JOB, *args]
+        env = dict(os.environ, **python_env(), SPARK_LOCAL_IP="127.0.0.1")
+        self.lines: List[str] = []
+        self.log = log
+        self._out = open(log, "w")
+        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._out, text=True, env=env)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self._out.write(line)
+            self._out.flush()
+
+    def tagged(self, tag: str) -> List[str]:
+        return [line[len(tag) + 1:] for line in list(self.lines) if line.startswith(tag + " ")]
+
+    def _first(self, tag: str) -> Optional[str]:
+        found = self.tagged(tag)
+        if not found and self.process.poll() is not None:
+            raise AssertionError(f"spark-submit exited with {self.process.returncode} before printing {tag}; "
+                                 f"see {self.log}:\n{self.tail()}")
+        return found[0] if found else None
+
+    def tail(self, chars: int = 4000) -> str:
+        with open(self.log) as f:
+            return f.read()[-chars:]
+
+    def app_id(self) -> str:
+        return wait_until(lambda: self._first("APP"), 300, "the application id")
+
+    def ui(self) -> str:
+        return wait_until(lambda: self._first("UI"), 300, "the driver's UI")
+
+    def progress(self) -> Dict[int, dict]:
+        return {p["batch"]: p for p in map(json.loads, self.tagged("PROGRESS"))}
+
+    def running_batch_with_tasks(self, batch: int, seconds: float = 600) -> int:
+        """Waits until a job of micro-batch ``batch`` (or a later one, should it have been too quick to see) runs
+        tasks, and returns that batch (Spark names the batch in the job's description)."""
+        url = f"{self.ui()}/api/v1/applications/{self.app_id()}/jobs?status=running"
+
+        def found():
+            if self.process.poll() is not None:
+                raise AssertionError(f"spark-submit exited with {self.process.returncode} before batch {batch} "
+                                     f"ran; see {self.log}:\n{self.tail()}")
+            for job in get_json(url):
+                running = re.search(r"batch = (\d+)", job.get("description") or "")
+                if running and int(running.group(1)) >= batch and job.get("numActiveTasks", 0) > 0:
+                    return int(running.group(1))
+            return None
+
+        return wait_until(found, seconds, f"micro-batch {batch} to run tasks", interval=0.02)
+
+    def busy_executors(self) -> List[str]:
+        """The executors running a task right now (from the running tasks of the active stages)."""
+        api = f"{self.ui()}/api/v1/applications/{self.app_id()}"
+        busy = set()
+        for stage in get_json(f"{api}/stages?status=active"):
+            tasks = get_json(f"{api}/stages/{stage['stageId']}/{stage['attemptId']}/taskList?status=RUNNING")
+            busy.update(t["executorId"] for t in tasks if t.get("status") == "RUNNING")
+        return sorted(busy)
+
+    def wait(self, seconds: float = 1800) -> int:
+        try:
+            return self.process.wait(timeout=seconds)
+        finally:
+            self._reader.join(timeout=30)
+
+    def result(self, seconds: float = 1800) -> dict:
+        code = self.wait(seconds)
+        results = self.tagged("RESULT")
+        assert code == 0 and results, f"spark-submit exited with {code}; see {self.log}:\n{self.tail()}"
+        return json.loads(results[-1])
+
+    def stop(self) -> None:
+        """Kills what is left of this submission (the driver JVM and its Python child), by pid."""
+        python = children(self.process.pid) if self.process.poll() is None else []
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=60)
+        for pid in python:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        self._reader.join(timeout=30)
+        self._out.close()
+
+
+@dataclass
+class Kill:
+    kind: str  # executor or driver
+    batch: int
+    delay_ms: int
+    target: str = ""
+    active_tasks: int = 0
+    state_rows_before: Optional[int] = None
+
+    def describe(self) -> str:
+        busy = f", {self.active_tasks} executor(s) running tasks" if self.kind == "executor" else ""
+        held = "" if self.state_rows_before is None else f", {self.state_rows_before} state rows held before it"
+        return f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}{held})"
+
+
+@dataclass
+class Plan:
+    """Which batches get which kill; drawn from the seeded generator."""
+    kills: List[Kill] = field(default_factory=list)
+
+    @staticmethod
+    def draw(rnd: random.Random, batches: int, kinds: Sequence[str]) -> "Plan":
+        # Batches 1 .. batches-3, where the operator holds records from earlier batches; two apart, so that a kill
+        # whose batch ran too quickly to catch (it then lands in the next one) still comes before the next kill's.
+        chosen = sorted(rnd.sample(range(1, batches - 2, 2), len(kinds)))
+        return Plan([Kill(kind, b, rnd.randrange(0, 400)) for kind, b in zip(kinds, chosen)])
+
+
+def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.Random) -> None:
+    kill.batch = sub.running_batch_with_tasks(kill.batch)
+    time.sleep(kill.delay_ms / 1000)
+    # The kill must find a task running: if the delay fell between two stages, it waits for the next task.
+    busy = wait_until(sub.busy_executors, 300, f"an executor running a task after batch {kill.batch}", interval=0.02)
+    victim = rnd.choice(busy)
+    pid = cluster.kill_executor(sub.app_id(), victim)
+    kill.target, kill.active_tasks = f"executor {victim} pid {pid}", len(busy)
+
+
+def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
+    kill.batch = sub.running_batch_with_tasks(kill.batch)
+    time.sleep(kill.delay_ms / 1000)
+    python = children(sub.process.pid)
+    sub.process.send_signal(signal.SIGKILL)
+    kill.target = f"spark-submit pid {sub.process.pid}"
+    sub.wait(120)
+    # The Python driver notices its JVM is gone at its next call into it; wait for that, then make sure.
+    try:
+        wait_until(lambda: not any(alive(p) for p in python), 60, "the Python driver to exit")
+    except Exception:
+        for p in python:
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
+    # The master drops the application once its driver is gone; its executors go with it.
+    cluster.wait_idle(180)
+
+
+def run_with_kills(cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan,
+                   rnd: random.Random) -> dict:
+    """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
+    Returns the last submission's RESULT with the kills (and the batch progress seen) added."""
+    submissions: List[Submission] = []
+    try:
+        sub = Submission(cluster, jars, args, f"{log_prefix}-0.log")
+        submissions.append(sub)
+        for kill in plan.kills:
+            if kill.kind == "executor":
+                kill_executor_in(sub, cluster, kill, rnd)
+            else:
+                kill_driver_in(sub, cluster, kill)
+                sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log")
+                submissions.append(sub)
+            print(kill.describe(), flush=True)
+        result = sub.result()
+        progress: Dict[int, dict] = {}
+        for s in submissions:
+            progress.update(s.progress())
+        for kill in plan.kills:
+            before = progress.get(kill.batch - 1)
+            kill.state_rows_before = sum(before["state_rows"]) if before else None
+        result["kills"] = [k.describe() for k in plan.kills]
+        result["plan"] = plan
+        result["batches"] = len(progress)
+    finally:
+        for s in submissions:
+            s.stop()
+    # Only after a run that went well: a failed one's own error must not be replaced by this wait's.
+    cluster.wait_idle(180)
+    return result
