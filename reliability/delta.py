@@ -20,8 +20,11 @@ from typing import List, Optional, Tuple
 from local_kafka import KAFKA_DIR, fetch
 
 # The newest Delta release of each Spark line on Maven Central (the artifact's own POM names the Spark it is built on).
-RELEASES = {"4.0": ("delta-spark_4.0_2.13", "4.4.0"), "4.1": ("delta-spark_4.1_2.13", "4.4.0"),
-            "4.2": ("delta-spark_4.2_2.13", "4.4.0")}
+RELEASES = {
+    "4.0": ("delta-spark_4.0_2.13", "4.4.0"),
+    "4.1": ("delta-spark_4.1_2.13", "4.4.0"),
+    "4.2": ("delta-spark_4.2_2.13", "4.4.0"),
+}
 DELTA_DIR = os.path.join(os.path.dirname(KAFKA_DIR), "delta")
 
 
@@ -32,6 +35,13 @@ def release(line: str) -> Optional[Tuple[str, str]]:
 def jars(line: str) -> List[str]:
     """Delta's Spark connector and its storage layer (Spark provides the rest of what it needs)."""
     artifact, version = RELEASES[line]
-    return fetch("delta-pom.xml", os.path.join(DELTA_DIR, f"{artifact}-{version}"),
-                 (f"-Ddelta.artifact={artifact}", f"-Ddelta.version={version}", "-DincludeScope=runtime",
-                  f"-DincludeArtifactIds={artifact},delta-storage"))
+    return fetch(
+        "delta-pom.xml",
+        os.path.join(DELTA_DIR, f"{artifact}-{version}"),
+        (
+            f"-Ddelta.artifact={artifact}",
+            f"-Ddelta.version={version}",
+            "-DincludeScope=runtime",
+            f"-DincludeArtifactIds={artifact},delta-storage",
+        ),
+    )

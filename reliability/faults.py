@@ -44,12 +44,23 @@ def record(entry: dict) -> None:
 class Submission:
     """One spark-submit of cluster_job.py; its output is read as it comes, so a test can act on the batch running."""
 
-    def __init__(self, cluster: Cluster, jars: Sequence[str], args: Sequence[str], log: str,
-                 conf: Optional[Dict[str, str]] = None):
-        confs = {"spark.executor.memory": "512m", "spark.cores.max": str(len(cluster.workers)),
-                 "spark.driver.host": "127.0.0.1", "spark.ui.port": str(free_port()),
-                 # A lost executor's shuffle files are recomputed; the defaults (4) would be reached by design here.
-                 "spark.task.maxFailures": "8", "spark.stage.maxConsecutiveAttempts": "8"}
+    def __init__(
+        self,
+        cluster: Cluster,
+        jars: Sequence[str],
+        args: Sequence[str],
+        log: str,
+        conf: Optional[Dict[str, str]] = None,
+    ):
+        confs = {
+            "spark.executor.memory": "512m",
+            "spark.cores.max": str(len(cluster.workers)),
+            "spark.driver.host": "127.0.0.1",
+            "spark.ui.port": str(free_port()),
+            # A lost executor's shuffle files are recomputed; the defaults (4) would be reached by design here.
+            "spark.task.maxFailures": "8",
+            "spark.stage.maxConsecutiveAttempts": "8",
+        }
         confs.update(conf or {})
         cmd = [spark_submit(), "--master", cluster.master_url, "--jars", ",".join(jars)]
         for k, v in confs.items():
@@ -70,13 +81,15 @@ class Submission:
             self._out.flush()
 
     def tagged(self, tag: str) -> List[str]:
-        return [line[len(tag) + 1:] for line in list(self.lines) if line.startswith(tag + " ")]
+        return [line[len(tag) + 1 :] for line in list(self.lines) if line.startswith(tag + " ")]
 
     def _first(self, tag: str) -> Optional[str]:
         found = self.tagged(tag)
         if not found and self.process.poll() is not None:
-            raise AssertionError(f"spark-submit exited with {self.process.returncode} before printing {tag}; "
-                                 f"see {self.log}:\n{self.tail()}")
+            raise AssertionError(
+                f"spark-submit exited with {self.process.returncode} before printing {tag}; "
+                f"see {self.log}:\n{self.tail()}"
+            )
         return found[0] if found else None
 
     def tail(self, chars: int = 4000) -> str:
@@ -99,8 +112,10 @@ class Submission:
 
         def found():
             if self.process.poll() is not None:
-                raise AssertionError(f"spark-submit exited with {self.process.returncode} before batch {batch} "
-                                     f"ran; see {self.log}:\n{self.tail()}")
+                raise AssertionError(
+                    f"spark-submit exited with {self.process.returncode} before batch {batch} "
+                    f"ran; see {self.log}:\n{self.tail()}"
+                )
             for job in get_json(url):
                 running = re.search(r"batch = (\d+)", job.get("description") or "")
                 if running and int(running.group(1)) >= batch and job.get("numActiveTasks", 0) > 0:
@@ -161,6 +176,7 @@ class Kill:
 @dataclass
 class Plan:
     """Which batches get which kill; drawn from the seeded generator."""
+
     kills: List[Kill] = field(default_factory=list)
 
     @staticmethod
@@ -199,8 +215,9 @@ def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
     cluster.wait_idle(180)
 
 
-def run_with_kills(cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan,
-                   rnd: random.Random) -> dict:
+def run_with_kills(
+    cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan, rnd: random.Random
+) -> dict:
     """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
     Returns the last submission's RESULT with the kills (and the batch progress seen) added."""
     submissions: List[Submission] = []

@@ -79,8 +79,9 @@ def wait_until(condition, seconds: float, what: str, interval: float = 0.2):
         except Exception as e:  # noqa: BLE001 - the UI is not up yet, or a process is between states
             last_error = e
         time.sleep(interval)
-    raise ClusterError(f"timed out after {seconds} s waiting for {what}" + (f" (last error: {last_error})"
-                                                                             if last_error else ""))
+    raise ClusterError(
+        f"timed out after {seconds} s waiting for {what}" + (f" (last error: {last_error})" if last_error else "")
+    )
 
 
 def stop_process(process: subprocess.Popen, grace: float = 30.0) -> None:
@@ -115,8 +116,14 @@ class Cluster:
                 args = cmdline(pid)
                 if "org.apache.spark.executor.CoarseGrainedExecutorBackend" not in args or not alive(pid):
                     continue
-                found.append({"pid": pid, "worker": worker.pid, "executor_id": args[args.index("--executor-id") + 1],
-                              "app_id": args[args.index("--app-id") + 1]})
+                found.append(
+                    {
+                        "pid": pid,
+                        "worker": worker.pid,
+                        "executor_id": args[args.index("--executor-id") + 1],
+                        "app_id": args[args.index("--app-id") + 1],
+                    }
+                )
         return found
 
     def kill_executor(self, app_id: str, executor_id: str) -> int:
@@ -128,19 +135,31 @@ class Cluster:
 
     def wait_idle(self, seconds: float = 120) -> None:
         """Until the master runs no application (a killed driver's executors are gone) and every worker is alive."""
-        wait_until(lambda: not self.state()["activeapps"] and self.alive_workers() == len(self.workers) and
-                   not self.executors(), seconds, "the cluster to become idle")
+        wait_until(
+            lambda: (
+                not self.state()["activeapps"] and self.alive_workers() == len(self.workers) and not self.executors()
+            ),
+            seconds,
+            "the cluster to become idle",
+        )
 
 
 @contextmanager
-def standalone_cluster(work: str, workers: int = 2, cores: int = 1, memory: str = "1g",
-                       start_seconds: float = 120) -> Iterator[Cluster]:
+def standalone_cluster(
+    work: str, workers: int = 2, cores: int = 1, memory: str = "1g", start_seconds: float = 120
+) -> Iterator[Cluster]:
     """A master and ``workers`` workers on 127.0.0.1; yields once every worker is registered and ALIVE."""
     home = pyspark_home()
     spark_class = os.path.join(home, "bin", "spark-class")
     os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, SPARK_HOME=home, SPARK_LOCAL_IP="127.0.0.1", SPARK_LOG_DIR=work,
-               SPARK_DAEMON_MEMORY="256m", SPARK_WORKER_DIR=os.path.join(work, "worker-work"))
+    env = dict(
+        os.environ,
+        SPARK_HOME=home,
+        SPARK_LOCAL_IP="127.0.0.1",
+        SPARK_LOG_DIR=work,
+        SPARK_DAEMON_MEMORY="256m",
+        SPARK_WORKER_DIR=os.path.join(work, "worker-work"),
+    )
     port, ui = free_port(), free_port()
     started: List[subprocess.Popen] = []
 
@@ -152,17 +171,44 @@ def standalone_cluster(work: str, workers: int = 2, cores: int = 1, memory: str 
 
     cluster = None
     try:
-        master = launch("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                                   "--webui-port", str(ui)])
+        master = launch(
+            "master",
+            [
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(ui),
+            ],
+        )
         cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{ui}", master, work=work)
         wait_until(lambda: master.poll() is None and cluster.state(), start_seconds, "the master's web UI")
         for i in range(workers):
             worker_dir = os.path.join(work, f"worker-{i}")
             os.makedirs(worker_dir, exist_ok=True)
-            cluster.workers.append(launch(f"worker-{i}", [
-                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port", str(free_port()),
-                "--webui-port", str(free_port()), "--cores", str(cores), "--memory", memory,
-                "--work-dir", worker_dir, cluster.master_url]))
+            cluster.workers.append(
+                launch(
+                    f"worker-{i}",
+                    [
+                        "org.apache.spark.deploy.worker.Worker",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(free_port()),
+                        "--webui-port",
+                        str(free_port()),
+                        "--cores",
+                        str(cores),
+                        "--memory",
+                        memory,
+                        "--work-dir",
+                        worker_dir,
+                        cluster.master_url,
+                    ],
+                )
+            )
 
         def registered():
             for p in started:

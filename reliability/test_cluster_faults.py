@@ -20,9 +20,8 @@ import time
 from collections import defaultdict
 from datetime import datetime
 
-import pytest
-
 import cluster_job
+import pytest
 from conftest import BUNDLED_JAR
 from faults import Plan, record, run_with_kills, seeded
 from standalone import standalone_cluster
@@ -31,8 +30,11 @@ FULL = bool(os.environ.get("RELIABILITY") or os.environ.get("RELIABILITY_LONG"))
 BATCHES = 12  # micro-batches of records, before the two that move stream time on
 
 if FULL:
-    CASES = [(op, provider, kinds) for op in cluster_job.OPERATORS for provider, kinds in
-             (("hdfs", ("executor", "driver", "executor")), ("rocksdb", ("executor", "executor")))]
+    CASES = [
+        (op, provider, kinds)
+        for op in cluster_job.OPERATORS
+        for provider, kinds in (("hdfs", ("executor", "driver", "executor")), ("rocksdb", ("executor", "executor")))
+    ]
 else:
     CASES = [("aggregate", "hdfs", ("executor",))]
 
@@ -74,8 +76,9 @@ def counted_in_python():
             start = int((ts - cluster_job.T0.replace(tzinfo=None)).total_seconds() // 6) * 6
             windows[(r["user"], cluster_job.at(start)[:-4] + "Z")][0] += 1
             windows[(r["user"], cluster_job.at(start)[:-4] + "Z")][1] += r["n"]
-    return canonical(json.dumps({"user": u, "start": s, "records": c, "total": t})
-                     for (u, s), (c, t) in windows.items())
+    return canonical(
+        json.dumps({"user": u, "start": s, "records": c, "total": t}) for (u, s), (c, t) in windows.items()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +89,9 @@ def uninterrupted(cluster, inputs, wheel_jar, tmp_path_factory):
     def of(operator: str):
         if operator not in found:
             work = str(tmp_path_factory.mktemp(f"reference-{operator}"))
-            result = run_with_kills(cluster, [wheel_jar], [operator, work, "--input", inputs[0]],
-                                    os.path.join(work, "submit"), Plan(), None)
+            result = run_with_kills(
+                cluster, [wheel_jar], [operator, work, "--input", inputs[0]], os.path.join(work, "submit"), Plan(), None
+            )
             found[operator] = canonical(result["rows"])
         return found[operator]
 
@@ -95,24 +99,38 @@ def uninterrupted(cluster, inputs, wheel_jar, tmp_path_factory):
 
 
 @pytest.mark.parametrize("operator,provider,kinds", CASES, ids=lambda v: "-".join(v) if isinstance(v, tuple) else v)
-def test_output_after_kills_equals_the_uninterrupted_runs(cluster, inputs, wheel_jar, uninterrupted, operator,
-                                                          provider, kinds, tmp_path):
+def test_output_after_kills_equals_the_uninterrupted_runs(
+    cluster, inputs, wheel_jar, uninterrupted, operator, provider, kinds, tmp_path
+):
     seed, rnd = seeded(f"{operator} on {provider}")
     plan = Plan.draw(rnd, inputs[1], kinds)
     work = str(tmp_path / "run")
     started = time.monotonic()
-    result = run_with_kills(cluster, [wheel_jar], [operator, work, "--input", inputs[0], "--provider", provider],
-                            str(tmp_path / "submit"), plan, rnd)
+    result = run_with_kills(
+        cluster,
+        [wheel_jar],
+        [operator, work, "--input", inputs[0], "--provider", provider],
+        str(tmp_path / "submit"),
+        plan,
+        rnd,
+    )
     got = canonical(result["rows"])
     references = {}
     if operator == "aggregate":
         references["python count"] = counted_in_python()
     if FULL or operator != "aggregate":
         references["uninterrupted run"] = uninterrupted(operator)
-    entry = {"test": "cluster-faults", "operator": operator, "provider": provider, "seed": seed,
-             "kills": result["kills"], "rows": len(got), "batches": result["batches"],
-             "seconds": round(time.monotonic() - started),
-             "equal": {name: got == rows for name, rows in references.items()}}
+    entry = {
+        "test": "cluster-faults",
+        "operator": operator,
+        "provider": provider,
+        "seed": seed,
+        "kills": result["kills"],
+        "rows": len(got),
+        "batches": result["batches"],
+        "seconds": round(time.monotonic() - started),
+        "equal": {name: got == rows for name, rows in references.items()},
+    }
     record(entry)
     print(json.dumps(entry), flush=True)
     assert len(plan.kills) == len(kinds) and all(k.target for k in plan.kills), result["kills"]

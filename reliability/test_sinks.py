@@ -17,13 +17,13 @@ import os
 import time
 from collections import Counter
 
-import pytest
-
 import delta
 import local_kafka
+import pytest
 from conftest import BUNDLED_JAR
 from faults import Plan, record, run_with_kills, seeded
 from standalone import standalone_cluster
+
 from spark_suppress._jvm import spark_line
 
 FULL = bool(os.environ.get("RELIABILITY") or os.environ.get("RELIABILITY_LONG"))
@@ -57,17 +57,34 @@ def cluster(tmp_path_factory):
 
 
 def job_args(work: str, broker: str, sink: str, topic: str = "out"):
-    return [OPERATOR, work, "--source", "kafka", "--bootstrap", broker, "--sink", sink, "--topic", topic,
-            "--records-per-batch", str(RECORDS_PER_BATCH)]
+    return [
+        OPERATOR,
+        work,
+        "--source",
+        "kafka",
+        "--bootstrap",
+        broker,
+        "--sink",
+        sink,
+        "--topic",
+        topic,
+        "--records-per-batch",
+        str(RECORDS_PER_BATCH),
+    ]
 
 
 @pytest.fixture(scope="module")
 def reference(cluster, broker, wheel_jar, tmp_path_factory):
     """Produces the input, then runs the pipeline without faults into the file sink."""
     work = str(tmp_path_factory.mktemp("reference"))
-    result = run_with_kills(cluster, [wheel_jar] + local_kafka.connector_jars(),
-                            job_args(work, broker, "files") + ["--produce", str(BATCHES)],
-                            os.path.join(work, "submit"), Plan(), None)
+    result = run_with_kills(
+        cluster,
+        [wheel_jar] + local_kafka.connector_jars(),
+        job_args(work, broker, "files") + ["--produce", str(BATCHES)],
+        os.path.join(work, "submit"),
+        Plan(),
+        None,
+    )
     assert len(result["rows"]) >= 10, "the input must produce output for the comparison to mean anything"
     return result["batches"], result["rows"]
 
@@ -76,14 +93,28 @@ def run_sink(sink, cluster, broker, jars, reference, tmp_path, topic="out"):
     seed, rnd = seeded(f"{OPERATOR} from Kafka to {sink}")
     plan = Plan.draw(rnd, reference[0], KINDS)
     started = time.monotonic()
-    result = run_with_kills(cluster, jars, job_args(str(tmp_path / "run"), broker, sink, topic),
-                            str(tmp_path / "submit"), plan, rnd)
+    result = run_with_kills(
+        cluster, jars, job_args(str(tmp_path / "run"), broker, sink, topic), str(tmp_path / "submit"), plan, rnd
+    )
     got, expected = Counter(result["rows"]), Counter(reference[1])
-    figures = {"rows": sum(got.values()), "expected_rows": sum(expected.values()),
-               "duplicates": sum((got - expected).values()), "missing": sum((expected - got).values()),
-               "foreign": len(set(got) - set(expected))}
-    entry = {"test": "sinks", "sink": sink, "operator": OPERATOR, "provider": "hdfs", "spark": spark_line()[0],
-             "seed": seed, "kills": result["kills"], "seconds": round(time.monotonic() - started), **figures}
+    figures = {
+        "rows": sum(got.values()),
+        "expected_rows": sum(expected.values()),
+        "duplicates": sum((got - expected).values()),
+        "missing": sum((expected - got).values()),
+        "foreign": len(set(got) - set(expected)),
+    }
+    entry = {
+        "test": "sinks",
+        "sink": sink,
+        "operator": OPERATOR,
+        "provider": "hdfs",
+        "spark": spark_line()[0],
+        "seed": seed,
+        "kills": result["kills"],
+        "seconds": round(time.monotonic() - started),
+        **figures,
+    }
     record(entry)
     print(json.dumps(entry), flush=True)
     assert all(k.target for k in plan.kills) and all(k.state_rows_before for k in plan.kills), result["kills"]
@@ -93,12 +124,15 @@ def run_sink(sink, cluster, broker, jars, reference, tmp_path, topic="out"):
 def test_kafka_to_delta_is_exactly_once_across_kills(cluster, broker, wheel_jar, reference, tmp_path):
     line = spark_line()[0]
     if delta.release(line) is None:
-        pytest.fail(f"Delta Lake has no release for Spark {line} on Maven Central (delta.py): run this module on "
-                    f"the 4.2 line, as `make reliability` does")
+        pytest.fail(
+            f"Delta Lake has no release for Spark {line} on Maven Central (delta.py): run this module on "
+            f"the 4.2 line, as `make reliability` does"
+        )
     jars = [wheel_jar] + local_kafka.connector_jars() + delta.jars(line)
     seed, result, figures = run_sink("delta", cluster, broker, jars, reference, tmp_path)
-    assert figures["duplicates"] == 0 and figures["missing"] == 0 and figures["foreign"] == 0, \
+    assert figures["duplicates"] == 0 and figures["missing"] == 0 and figures["foreign"] == 0, (
         f"seed {seed}, {result['kills']}: {figures}"
+    )
 
 
 def test_kafka_to_kafka_is_at_least_once_across_kills(cluster, broker, wheel_jar, reference, tmp_path):

@@ -24,8 +24,10 @@ T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 SEED = 20251126
 USERS = [f"u{i}" for i in range(6)]
 TIERS = ["bronze", "silver", "gold"]
-PROVIDERS = {"hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
-             "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"}
+PROVIDERS = {
+    "hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+}
 OPERATORS = ("suppress", "aggregate", "join", "chain")
 
 
@@ -46,8 +48,13 @@ def generate(batches: int):
                 n += 1
                 rows.append({"user": user, "ts": at(max(0.0, b * 2 + rnd.uniform(-1.5, 2.0))), "n": n})
             if b == 0 or rnd.random() < 0.2:
-                updates.append({"user": user, "changed_at": at(max(0.0, b * 2 + rnd.uniform(-1.0, 1.0))),
-                                "tier": rnd.choice(TIERS)})
+                updates.append(
+                    {
+                        "user": user,
+                        "changed_at": at(max(0.0, b * 2 + rnd.uniform(-1.0, 1.0))),
+                        "tier": rnd.choice(TIERS),
+                    }
+                )
         events.append(rows)
         tiers.append(updates)
     end = batches * 2 + 60
@@ -85,8 +92,14 @@ def produce(spark, bootstrap: str, batches: int) -> None:
     events, tiers = generate(batches)
     for topic, rows in (("events", events), ("tiers", tiers)):
         flat = [(r["user"], json.dumps(r)) for batch in rows for r in batch]
-        (spark.createDataFrame(flat, "key STRING, value STRING").coalesce(1).write.format("kafka")
-         .option("kafka.bootstrap.servers", bootstrap).option("topic", topic).save())
+        (
+            spark.createDataFrame(flat, "key STRING, value STRING")
+            .coalesce(1)
+            .write.format("kafka")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("topic", topic)
+            .save()
+        )
 
 
 def read_input(spark, args, what: str, schema: str):
@@ -95,9 +108,14 @@ def read_input(spark, args, what: str, schema: str):
     if args.source == "files":
         return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(os.path.join(args.input, what))
     # One partition and a fixed number of records per batch: the batches are the same in every run.
-    raw = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", args.bootstrap)
-           .option("subscribe", what).option("startingOffsets", "earliest")
-           .option("maxOffsetsPerTrigger", args.records_per_batch).load())
+    raw = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", args.bootstrap)
+        .option("subscribe", what)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", args.records_per_batch)
+        .load()
+    )
     return raw.select(F.from_json(F.col("value").cast("string"), schema).alias("r")).select("r.*")
 
 
@@ -111,31 +129,58 @@ def build(spark, args):
 
     def joined():
         table = read_input(spark, args, "tiers", TABLE)
-        return ss.join_versioned(events(), table, on="user", stream_timestamp="ts", table_timestamp="changed_at",
-                                 grace=timedelta(seconds=2), history_retention=timedelta(hours=1), how="left",
-                                 name="cf-join")
+        return ss.join_versioned(
+            events(),
+            table,
+            on="user",
+            stream_timestamp="ts",
+            table_timestamp="changed_at",
+            grace=timedelta(seconds=2),
+            history_retention=timedelta(hours=1),
+            how="left",
+            name="cf-join",
+        )
 
     windows = ss.TimeWindows.of_size_and_grace(timedelta(seconds=6), timedelta(seconds=2))
     if args.operator == "suppress":
-        limited = ss.suppress(events(), key="user", timestamp="ts",
-                              suppressed=ss.Suppressed.until_time_limit(timedelta(seconds=5),
-                                                                        ss.BufferConfig.unbounded())
-                              .with_name("cf-suppress"))
+        limited = ss.suppress(
+            events(),
+            key="user",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_time_limit(timedelta(seconds=5), ss.BufferConfig.unbounded()).with_name(
+                "cf-suppress"
+            ),
+        )
         return limited.select("user", "ts", "n")
     if args.operator == "aggregate":
-        counts = ss.aggregate_windowed(events(), key="user", timestamp="ts", windows=windows,
-                                       aggregations=[F.count("*").alias("records"), F.sum("n").alias("total")],
-                                       emit=ss.EmitStrategy.on_window_close(), name="cf-aggregate")
+        counts = ss.aggregate_windowed(
+            events(),
+            key="user",
+            timestamp="ts",
+            windows=windows,
+            aggregations=[F.count("*").alias("records"), F.sum("n").alias("total")],
+            emit=ss.EmitStrategy.on_window_close(),
+            name="cf-aggregate",
+        )
         return counts.select("user", F.col("window.start").alias("start"), "records", "total")
     if args.operator == "join":
         return joined().select("user", "ts", "n", "tier")
     if args.operator == "chain":
-        totals = ss.aggregate_windowed(joined(), key="user", timestamp="ts", windows=windows,
-                                       aggregations=[F.sum("n").alias("total"), F.max("tier").alias("tier")],
-                                       emit=ss.EmitStrategy.on_window_update(), name="cf-chain-totals")
-        finals = ss.suppress(totals, key="user", timestamp="ts",
-                             suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded())
-                             .with_name("cf-chain-final"))
+        totals = ss.aggregate_windowed(
+            joined(),
+            key="user",
+            timestamp="ts",
+            windows=windows,
+            aggregations=[F.sum("n").alias("total"), F.max("tier").alias("tier")],
+            emit=ss.EmitStrategy.on_window_update(),
+            name="cf-chain-totals",
+        )
+        finals = ss.suppress(
+            totals,
+            key="user",
+            timestamp="ts",
+            suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name("cf-chain-final"),
+        )
         return finals.select("user", F.col("window.start").alias("start"), "total", "tier")
     raise ValueError(f"unknown operator {args.operator}")
 
@@ -146,14 +191,21 @@ def start(out, args):
     as_json = out.select(F.col("user").alias("key"), F.to_json(F.struct(*out.columns)).alias("value"))
     checkpoint = os.path.join(args.work, "checkpoint")
     if args.sink == "kafka":
-        writer = (as_json.writeStream.format("kafka").option("kafka.bootstrap.servers", args.bootstrap)
-                  .option("topic", args.topic))
+        writer = (
+            as_json.writeStream.format("kafka")
+            .option("kafka.bootstrap.servers", args.bootstrap)
+            .option("topic", args.topic)
+        )
     elif args.sink == "delta":
         writer = as_json.writeStream.format("delta").option("path", os.path.join(args.work, "sink"))
     else:
         writer = as_json.writeStream.format("json").option("path", os.path.join(args.work, "sink"))
-    return (writer.option("checkpointLocation", checkpoint).queryName(f"cf-{args.operator}")
-            .trigger(availableNow=True).start())
+    return (
+        writer.option("checkpointLocation", checkpoint)
+        .queryName(f"cf-{args.operator}")
+        .trigger(availableNow=True)
+        .start()
+    )
 
 
 def read_sink(spark, args):
@@ -161,9 +213,14 @@ def read_sink(spark, args):
     from pyspark.sql import functions as F
 
     if args.sink == "kafka":
-        rows = (spark.read.format("kafka").option("kafka.bootstrap.servers", args.bootstrap)
-                .option("subscribe", args.topic).option("startingOffsets", "earliest").load()
-                .select(F.col("value").cast("string").alias("value")))
+        rows = (
+            spark.read.format("kafka")
+            .option("kafka.bootstrap.servers", args.bootstrap)
+            .option("subscribe", args.topic)
+            .option("startingOffsets", "earliest")
+            .load()
+            .select(F.col("value").cast("string").alias("value"))
+        )
     elif args.sink == "delta":
         rows = spark.read.format("delta").load(os.path.join(args.work, "sink"))
     else:
@@ -182,19 +239,27 @@ def main() -> int:
     parser.add_argument("--bootstrap")
     parser.add_argument("--topic", default="out")
     parser.add_argument("--records-per-batch", type=int, default=8)
-    parser.add_argument("--produce", type=int, metavar="BATCHES",
-                        help="first write the input generated for BATCHES batches to the source topics")
+    parser.add_argument(
+        "--produce",
+        type=int,
+        metavar="BATCHES",
+        help="first write the input generated for BATCHES batches to the source topics",
+    )
     args = parser.parse_args()
 
     from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQueryListener
 
-    builder = (SparkSession.builder.appName(f"cluster-faults-{args.operator}")
-               .config("spark.sql.session.timeZone", "UTC").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.streaming.stateStore.providerClass", PROVIDERS[args.provider]))
+    builder = (
+        SparkSession.builder.appName(f"cluster-faults-{args.operator}")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.streaming.stateStore.providerClass", PROVIDERS[args.provider])
+    )
     if args.sink == "delta":
-        builder = (builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-                   .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+        builder = builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension").config(
+            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+        )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     print(f"APP {spark.sparkContext.applicationId}", flush=True)
@@ -206,8 +271,17 @@ def main() -> int:
 
         def onQueryProgress(self, event):
             p = event.progress
-            print("PROGRESS " + json.dumps({"batch": p.batchId, "input": p.numInputRows,
-                                            "state_rows": [s.numRowsTotal for s in p.stateOperators]}), flush=True)
+            print(
+                "PROGRESS "
+                + json.dumps(
+                    {
+                        "batch": p.batchId,
+                        "input": p.numInputRows,
+                        "state_rows": [s.numRowsTotal for s in p.stateOperators],
+                    }
+                ),
+                flush=True,
+            )
 
         def onQueryIdle(self, event):
             pass
