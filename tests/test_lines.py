@@ -62,6 +62,7 @@ def test_every_line_builds_and_runs_its_vectors_and_the_default_line_everything(
                 "test-connect",
                 "conformance-connect",
                 "test-connect-client",
+                "test-cluster-faults",
             }
         elif line.pyspark is not None:
             assert {"conformance-once", "test-connect-plugin", "conformance-connect-chains"} <= set(suites)
