@@ -157,8 +157,26 @@ private[connect] object ConnectSupport {
   def frame(planner: SparkConnectPlanner, relation: ByteString, field: String): DataFrame = {
     val parsed =
       parse(planner, relation, s"$field (a spark.connect.Relation)")(sparkproto.Relation.parseFrom(_: CodedInputStream))
-    ConnectPlans.frame(session(planner), planner.transformRelation(parsed))
+    val plan = fromSpark(s"$field (a spark.connect.Relation)")(planner.transformRelation(parsed))
+    ConnectPlans.frame(session(planner), plan)
   }
+
+  /**
+   * What Spark's own planner makes of a relation or expression the client nested in one of our messages. Spark's
+   * planner reports some malformed plans through internal exceptions (on 3.5 to 4.2, e.g. an IndexOutOfBounds for an
+   * unset relation, or an InvalidPlanInput the 3.5 client cannot name); those reach the client as a clear error that
+   * names our field. Errors that are already clear pass unchanged: ours (IllegalArgumentException, also from an
+   * operator nested in this one) and Spark's analysis errors.
+   */
+  private def fromSpark[T](what: String)(body: => T): T =
+    try body
+    catch {
+      case e: IllegalArgumentException => throw e
+      case e: org.apache.spark.sql.AnalysisException => throw e
+      case scala.util.control.NonFatal(e) =>
+        throw new IllegalArgumentException(
+          s"spark-suppress: the client's $what is not a plan Spark's Connect planner can build: ${e.getMessage}", e)
+    }
 
   /**
    * The metrics document of PythonFacade.metrics for the operators observed under `observationNames`: a Connect
@@ -174,6 +192,6 @@ private[connect] object ConnectSupport {
   def column(planner: SparkConnectPlanner, expression: ByteString, field: String): Column = {
     val parsed = parse(planner, expression, s"$field (a spark.connect.Expression)")(
       sparkproto.Expression.parseFrom(_: CodedInputStream))
-    ExpressionColumns.column(planner.transformExpression(parsed))
+    ExpressionColumns.column(fromSpark(s"$field (a spark.connect.Expression)")(planner.transformExpression(parsed)))
   }
 }
