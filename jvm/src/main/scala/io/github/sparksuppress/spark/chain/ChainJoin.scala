@@ -17,8 +17,7 @@ private[chain] final case class ChainTableSide(
 /** Checks a stream-table join that starts a chain and resolves its node and table side. */
 private[chain] object ChainJoin {
 
-  def resolve(j: StreamTableJoinRequest, streamSchema: StructType, streamKeys: Array[Int], streamTs: Int,
-      op: String): (JoinNodeSpec, ChainTableSide) = {
+  def resolve(j: StreamTableJoinRequest, streamSchema: StructType, op: String): (JoinNodeSpec, ChainTableSide) = {
     if (j.table.initialVersions.isDefined) {
       throw new IllegalArgumentException(
         s"$op: initialVersions are not supported when the join starts a chain yet; run the join in a query of its " +
@@ -28,12 +27,10 @@ private[chain] object ChainJoin {
     InputColumns.requireStreaming(table, "the table changelog", op)
     InputColumns.requireNoUpstreamStatefulOperator(table, op)
     val columns = JoinColumns.resolve(j, streamSchema, table.schema, op)
-    // The chain resolved its key and timestamp from the join's own names: the same columns.
-    require(columns.streamKeys.sameElements(streamKeys) && columns.streamTs == streamTs, s"$op: stream columns differ")
     val valueSchema = columns.tableValueSchema
     // The API has checked the grace rules; the node only renames the spec after the chain step.
     val spec = j.spec.copy(name = op)
-    val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, streamKeys, columns.streamValues)
+    val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, columns.streamKeys, columns.streamValues)
     val t = columns.tableColumns
     (node, ChainTableSide(table, t.keys, t.timestamp, t.tombstone, valueSchema))
   }

@@ -118,7 +118,7 @@ object ChainPlan {
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
-          val (spec, side) = ChainJoin.resolve(j, schema, keyIdx, tsIdx, op)
+          val (spec, side) = ChainJoin.resolve(j, schema, op)
           table = Some(side)
           r.schema = StructType(schema.fields ++ side.valueSchema.fields.map(_.copy(nullable = true)))
           spec

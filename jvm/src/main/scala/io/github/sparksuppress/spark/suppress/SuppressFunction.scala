@@ -180,7 +180,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
   }
 
   private def flagged(payload: Row, late: Boolean): Row = {
-    val values = new Array[Any](n + 1)
+    val values = new Array[Any](layout.Late + 1)
     var i = 0
     while (i < n) { values(i) = payload.get(i); i += 1 }
     values(layout.Late) = late

@@ -78,16 +78,12 @@ private[sparksuppress] object SuppressPlan {
       emitLate = s.emitLate,
       idleTimeoutMs = s.idleTimeoutMs)
     val layout = SuppressLayout(schema)
-    val outputSchema =
-      if (!s.emitLate) schema
-      else {
-        if (schema.fieldNames.exists(_.equalsIgnoreCase(LateColumn))) {
-          throw new IllegalArgumentException(
-            s"$operator: the input has a column named '$LateColumn', which the output uses to flag late updates. " +
-              "Rename that column before the operator.")
-        }
-        layout.outputSchema(flagsLate = true)
-      }
+    if (s.emitLate && schema.fieldNames.exists(_.equalsIgnoreCase(LateColumn))) {
+      throw new IllegalArgumentException(
+        s"$operator: the input has a column named '$LateColumn', which the output uses to flag late updates. " +
+          "Rename that column before the operator.")
+    }
+    val outputSchema = layout.outputSchema(flagsLate = s.emitLate)
 
     val keyInputs: Seq[Column] = keyIdx.toSeq.map(i => col(ColumnNames.quote(schema.fields(i).name))) ++
       s.window.toSeq.flatMap {
