@@ -31,7 +31,7 @@ export SPARK_SUPPRESS_SERVER_JARS := $(EXTRA_SERVER_JARS)
 
 # The conformance vectors: the repository's copy of ../shared/conformance (make sync-vectors refreshes it).
 CONFORMANCE_DIR ?= tests/conformance/vectors
-CHAINS_DIR ?= tests/conformance/chains
+CHAINS_DIR ?= tests/conformance/chains:tests/conformance/chains_filter
 export CONFORMANCE_DIR CHAINS_DIR
 SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance

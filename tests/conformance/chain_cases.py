@@ -75,8 +75,26 @@ def _aggregation(a, value) -> Any:
     raise Mismatch(f"no counterpart for aggregation {a!r}")
 
 
+def _predicate(p: Dict[str, Any], value) -> Any:
+    """A filter step's predicate as a Spark condition on the rows it filters (a null value never passes: SQL's
+    comparison with null is not true)."""
+    if p.get("type") == "valueAtLeast":
+        return value.cast("double") >= F.lit(float(p["value"]))
+    if p.get("type") == "tableMatched":
+        # A join's output whose table side was found: the table's value column is not null.
+        return F.col("tv").isNotNull()
+    raise Mismatch(f"no counterpart for filter predicate {p!r}")
+
+
 def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=None):
     op = step["op"]
+    if op == "filter":
+        if i == 0 and table_input:
+            # A where on the raw changelog is Spark's filter before the first operator (KStream.filter), not
+            # Kafka's KTable.filter with its tombstones: no counterpart yet (docs/deviations.md).
+            raise Mismatch("no counterpart for a filter directly on a table input")
+        # Between two of the library's operators, a where runs inside the chain with Kafka's filter semantics.
+        return df.where(_predicate(step["predicate"], F.col("value") if value is None else value))
     if op == "aggregate":
         aggregations = [_aggregation(step["aggregation"], F.col("value") if value is None else value).alias("value")]
         if step.get("window") is None:
@@ -140,8 +158,11 @@ def _run_join_first(spark, v, name, steps_cfg) -> None:
     )
     # The joiner streamValue + sep + tableValue (a missing table value rendered "null"), as the aggregates' input.
     joined_value = F.concat(F.col("sv"), F.lit(sep), F.coalesce(F.col("tv"), F.lit("null")))
+    value = joined_value  # what "the value" is until an aggregation replaces it with its own
     for i, step in enumerate(steps_cfg[1:], start=1):
-        out = _step(out, step, i, f"{name}_{i}", False, value=joined_value)
+        out = _step(out, step, i, f"{name}_{i}", False, value=value)
+        if step["op"] == "aggregate":
+            value = None
 
     def feed(records):
         emitted = []

@@ -1,7 +1,7 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
 Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only]   (vectors from $CONFORMANCE_DIR, default
-tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folder `chains` beside them). Prints
+tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folders `chains` and `chains_filter` beside them). Prints
 PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
 """
 
@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -25,13 +25,15 @@ from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  #
 CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
 
 
-def chains_dir() -> Optional[str]:
-    """The chain vectors' folder: $CHAINS_DIR, else the folder `chains` beside the vectors' when it exists."""
+def chains_dirs() -> List[str]:
+    """The chain vectors' folders: $CHAINS_DIR (several joined with os.pathsep), else the folders `chains` and
+    `chains_filter` beside the vectors' that exist."""
     explicit = os.environ.get("CHAINS_DIR")
     if explicit:
-        return explicit
-    default = os.path.normpath(os.path.join(os.path.dirname(vector_dir()), "chains"))
-    return default if os.path.isdir(default) else None
+        return [d for d in explicit.split(os.pathsep) if d]
+    beside = os.path.dirname(vector_dir())
+    folders = [os.path.normpath(os.path.join(beside, f)) for f in ("chains", "chains_filter")]
+    return [d for d in folders if os.path.isdir(d)]
 
 
 def session():
@@ -100,8 +102,7 @@ def main(argv=None) -> int:
     directory = vector_dir()
     vectors = [] if args.chains_only else load_vectors(directory)
     print(f"conformance vectors from {directory}: {len(vectors)}" + (" (Spark Connect)" if CONNECT else ""))
-    chains = chains_dir()
-    if chains is not None:
+    for chains in chains_dirs():
         chain_vectors = load_vectors(chains)
         print(f"chain vectors from {chains}: {len(chain_vectors)}")
         vectors += chain_vectors

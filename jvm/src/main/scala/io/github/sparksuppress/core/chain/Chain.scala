@@ -40,12 +40,19 @@ final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainR
     }
   }
 
+  // Stateless steps at the head hold nothing back: the clock the input moves is the first holding node's.
+  private[this] val clockNode: Int = {
+    val i = nodes.indexWhere(!_.forwardsClock)
+    if (i < 0) nodes.length - 1 else i
+  }
+
   /** Moves the first node's stream time to `time` (never back) and lets what becomes due flow down the chain. */
   def advance(time: Long, out: ChainOutput[K]): Unit = {
     sink = out
-    nodes(0).advance(time, links(0))
+    var i = 0
+    while (i <= clockNode) { nodes(i).advance(time, links(i)); i += 1 }
   }
 
-  /** The first node's next due stream time: the only clock that moves without records. */
-  def nextDueStreamTime: Long = nodes(0).nextDueStreamTime
+  /** The first holding node's next due stream time: the only clock that moves without records. */
+  def nextDueStreamTime: Long = nodes(clockNode).nextDueStreamTime
 }

@@ -20,4 +20,10 @@ trait ChainNode[K] {
 
   /** The smallest stream time at which [[advance]] would forward or forget something; `Long.MaxValue` for never. */
   def nextDueStreamTime: Long
+
+  /**
+   * True for a stateless step (a filter or a map) that never holds records back: when it starts a chain, the clock
+   * [[Chain.advance]] moves reaches the first node after it that can hold records.
+   */
+  def forwardsClock: Boolean = false
 }

@@ -32,18 +32,24 @@ object ChainPlan {
   private val TimeColumn = "__spark_suppress_time"
 
   /**
-   * Applies `step` to `df`: when `df` is the output of a chain of this library's operators, the chain is rebuilt
-   * from its input with `step` appended; otherwise `standalone` builds the operator on its own. Either way the
-   * result is remembered, so that the next operator can extend it.
+   * Applies `step` to `df`: when `df` is the output of a chain of this library's operators (directly or through
+   * `where`/`select` steps), the chain is rebuilt from its input with those steps and `step` appended; otherwise
+   * `standalone` builds the operator on its own. Either way the result is remembered, so that the next operator
+   * can extend it.
    */
   def apply(df: DataFrame, step: ChainStep)(standalone: DataFrame => DataFrame): DataFrame =
     ChainRegistry.lookup(df) match {
-      case Some(d) => build(d.copy(steps = d.steps :+ step))
-      case None => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
+      case ChainRegistry.Extends(d) => build(d.copy(steps = d.steps :+ step))
+      case ChainRegistry.Under(node, d) =>
+        val upstream = d.operators.map(s => s"${s.kind} '${s.name}'").mkString(" -> ")
+        throw new IllegalArgumentException(
+          s"${step.kind} '${step.name}': its input applies Spark's $node to the output of $upstream. Between this " +
+            "library's operators in one query only where/filter and select/withColumn that keep the key and " +
+            "timestamp columns can stand (they run inside the chain, as Kafka's filter and mapValues). Re-keying, " +
+            "joins and Spark aggregations need a second query: write the upstream result to a sink and read it " +
+            "there (Kafka needs a repartition topic for them too).")
+      case ChainRegistry.NotAChain => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
     }
-
-  /** What the steps of a chain resolve to: node specs and the schema each produces. */
-  private final class Resolution(var schema: StructType, var windowed: Option[WindowDefinition])
 
   def build(d: ChainDescription): DataFrame = {
     RuntimeCompatibility.check()
@@ -108,20 +114,47 @@ object ChainPlan {
       case _ => (None, None)
     }
 
-    val r = new Resolution(schema, None)
+    val r = new ChainResolution(schema, None, schema.fields(tsIdx).name, table = !joinFirst, tombstone.map(schema.fields(_).name),
+      d.steps.head match {
+        case ChainStep.SuppressStep(s) => s.window.toSeq.flatMap(_.columns)
+        case _ => Nil
+      }, None)
     var table: Option[ChainTableSide] = None
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
-      checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
+      if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
       step match {
-        case ChainStep.SuppressStep(s) => suppress(df, s, i, r, keyNames, window.isDefined, op)
-        case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
-        case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
+        case ChainStep.SuppressStep(s) =>
+          val spec = suppress(df, s, i, r, keyNames, window.isDefined, op)
+          r.timestamp = s.timestamp
+          r.table = true
+          // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order).
+          r.closedAfterMs = for (c <- r.closedAfterMs; sum = c + spec.spec.timeLimitMs if sum >= c) yield sum
+          spec
+        case ChainStep.WindowedAggregateStep(a) =>
+          val spec = windowedAggregate(df, a, r, keySchema, op)
+          r.timestamp = a.timestamp
+          r.table = true
+          r.flag = if (spec.retractions) Some(WindowAggregatePlan.RetractionColumn) else None
+          r.windowColumns = Seq(WindowAggregatePlan.WindowColumn)
+          r.closedAfterMs = Some(closesAfter(a.definition))
+          spec
+        case ChainStep.KeyAggregateStep(a) =>
+          val spec = keyAggregate(df, a, r, keySchema, op)
+          r.timestamp = a.timestamp
+          r.table = true
+          r.flag = None
+          r.windowColumns = Nil
+          r.closedAfterMs = None
+          spec
         case ChainStep.JoinStep(j) =>
           val (spec, side) = ChainJoin.resolve(j, schema, op)
           table = Some(side)
           r.schema = StructType(schema.fields ++ side.valueSchema.fields.map(_.copy(nullable = true)))
+          r.table = false
           spec
+        case f: ChainStep.FilterStep => ChainStateless.filter(f, d.steps.drop(i + 1), keyNames, r, op)
+        case p: ChainStep.ProjectStep => ChainStateless.project(p, keyNames, r, op)
       }
     }.toIndexedSeq
 
@@ -174,6 +207,12 @@ object ChainPlan {
     ChainRegistry.register(out, d)
   }
 
+  /** How long after its end a window of `w` can still change at the aggregation (1 ms more for inclusive ends). */
+  private def closesAfter(w: WindowDefinition): Long = w match {
+    case sw: SessionWindowDefinition => sw.gapMs + sw.graceMs + 1
+    case other => other.graceMs + 1
+  }
+
   /** Every step works on the chain's key (Kafka: no re-keying inside a sub-topology) and names its event time. */
   private def checkKeyAndTimestamp(step: ChainStep, schema: StructType, chainKey: Seq[String], i: Int, op: String): Unit = {
     val (key, ts) = (step.key, step.timestamp)
@@ -186,8 +225,8 @@ object ChainPlan {
     InputColumns.index(schema, ts, "timestamp", op)
   }
 
-  private def suppress(df: DataFrame, s: ChainSuppressRequest, i: Int, r: Resolution, chainKey: Seq[String],
-      windowedInput: Boolean, op: String): NodeSpec = {
+  private def suppress(df: DataFrame, s: ChainSuppressRequest, i: Int, r: ChainResolution, chainKey: Seq[String],
+      windowedInput: Boolean, op: String): SuppressNodeSpec = {
     if (i > 0 && s.tombstone.isDefined) {
       throw new IllegalArgumentException(
         s"$op: tombstone applies to a chain's first operator only; below it deletions travel with the records " +
@@ -224,10 +263,7 @@ object ChainPlan {
     val keyIdx = chainKey.map(k => InputColumns.index(schema, k, "key", op)).toArray
     val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", op)
     val excluded = Set(WindowAggregatePlan.WindowColumn, WindowAggregatePlan.RetractionColumn) ++ s.tombstone ++
-      s.window.toSeq.flatMap {
-        case WindowColumnNames.Struct(c) => Seq(c)
-        case WindowColumnNames.StartEnd(a, b) => Seq(a, b)
-      }
+      s.window.toSeq.flatMap(_.columns)
     val valueIdx = schema.indices.filterNot(j => keyIdx.contains(j) || j == tsIdx ||
       excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))).toArray
     SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel)
@@ -253,7 +289,7 @@ object ChainPlan {
     new AggregateInputs(resolved.aggregates, bound, resolved.inputSchema, schema)
   }
 
-  private def windowedAggregate(df: DataFrame, a: WindowAggregateRequest, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
+  private def windowedAggregate(df: DataFrame, a: WindowAggregateRequest, r: ChainResolution, keySchema: StructType, op: String): WindowedAggregateNodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is already windowed (by the aggregate_windowed before it); windowing windowed results again " +
@@ -273,7 +309,7 @@ object ChainPlan {
     WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
   }
 
-  private def keyAggregate(df: DataFrame, a: KeyAggregateRequest, r: Resolution, keySchema: StructType, op: String): NodeSpec = {
+  private def keyAggregate(df: DataFrame, a: KeyAggregateRequest, r: ChainResolution, keySchema: StructType, op: String): NodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is windowed (by the aggregate_windowed before it); a non-windowed aggregate would fold " +

@@ -1,6 +1,9 @@
 package io.github.sparksuppress.spark.chain
 
+import scala.collection.mutable.ArrayBuffer
+
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias}
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 
 /**
@@ -10,16 +13,51 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
  *
  * The description travels with the output itself, as a tag on the root of its logical plan: it lives exactly as
  * long as that plan, and only that plan carries it. No driver-wide table is consulted, so two outputs whose plans
- * merely look alike are never taken for one another.
+ * merely look alike are never taken for one another. Spark copies tags when it rewrites a node, and a `where` or
+ * `select` on the output keeps the tagged plan as its child: those stateless steps are read back from the plan.
  */
 object ChainRegistry {
   private val Description = TreeNodeTag[ChainDescription]("spark_suppress.chain")
 
+  /** What an operator's input is, seen from the chains. */
+  sealed trait Found
+  /** The input extends a chain: the chain's steps, then the `where`/`select` steps applied since. */
+  final case class Extends(description: ChainDescription) extends Found
+  /** A chain's output lies under a step that cannot join a chain (named as Spark names the plan node). */
+  final case class Under(node: String, description: ChainDescription) extends Found
+  case object NotAChain extends Found
+
   def register(output: DataFrame, description: ChainDescription): DataFrame = {
+    // The analysed plan is what the next Dataset built on this one takes as its child.
     output.queryExecution.logical.setTagValue(Description, description)
+    output.queryExecution.analyzed.setTagValue(Description, description)
     output
   }
 
-  def lookup(df: DataFrame): Option[ChainDescription] =
-    if (df == null) None else df.queryExecution.logical.getTagValue(Description)
+  def lookup(df: DataFrame): Found =
+    if (df == null) NotAChain
+    else df.queryExecution.logical.getTagValue(Description) match {
+      case Some(d) => Extends(d)
+      case None => through(df.queryExecution.analyzed)
+    }
+
+  private def through(root: LogicalPlan): Found = {
+    val stateless = ArrayBuffer.empty[ChainStep]
+    var plan = root
+    while (true) {
+      plan.getTagValue(Description) match {
+        case Some(d) => return Extends(d.copy(steps = d.steps ++ stateless.reverse))
+        case None =>
+      }
+      plan match {
+        case Filter(condition, child) => stateless += ChainStep.FilterStep(condition, child.output); plan = child
+        case Project(columns, child) => stateless += ChainStep.ProjectStep(columns, child.output); plan = child
+        case SubqueryAlias(_, child) => plan = child
+        case other =>
+          return other.collectFirst { case p if p.getTagValue(Description).isDefined => p.getTagValue(Description).get }
+            .map(Under(other.nodeName, _)).getOrElse(NotAChain)
+      }
+    }
+    NotAChain
+  }
 }

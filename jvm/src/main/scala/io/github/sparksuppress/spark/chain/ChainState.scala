@@ -65,6 +65,9 @@ private[chain] object ChainState {
     case _: WindowedAggregateNodeSpec => "aggregate_windowed"
     case _: KeyAggregateNodeSpec => "aggregate"
     case _: JoinNodeSpec => "join_versioned"
+    case _: StreamFilterNodeSpec => "filter_stream"
+    case _: TableFilterNodeSpec => "filter_table"
+    case _: MapValuesNodeSpec => "map_values"
     case other => other.getClass.getSimpleName
   }
 }

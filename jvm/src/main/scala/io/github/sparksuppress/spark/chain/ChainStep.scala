@@ -1,6 +1,7 @@
 package io.github.sparksuppress.spark.chain
 
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression}
 
 import io.github.sparksuppress.spark.join.StreamTableJoinRequest
 import io.github.sparksuppress.spark.window.WindowAggregateRequest
@@ -15,6 +16,12 @@ private[sparksuppress] sealed trait ChainStep {
 }
 
 private[sparksuppress] object ChainStep {
+  /** True for this library's operators, false for the stateless steps between them. */
+  def isOperator(s: ChainStep): Boolean = s match {
+    case _: FilterStep | _: ProjectStep => false
+    case _ => true
+  }
+
   final case class SuppressStep(r: ChainSuppressRequest) extends ChainStep {
     def kind: String = "suppress"
     def name: String = r.name
@@ -33,6 +40,31 @@ private[sparksuppress] object ChainStep {
     def key: Seq[String] = r.key
     def timestamp: String = r.timestamp
   }
+  /**
+   * A `where`/`filter` the user applied between two of this library's operators (Kafka's KStream/KTable `filter`).
+   * It keeps the key and timestamp of the operator before it.
+   *
+   * @param condition the analysed condition over `input`
+   * @param input     the output of the plan it filters: the columns the chain has at that point
+   */
+  final case class FilterStep(condition: Expression, input: Seq[Attribute]) extends ChainStep {
+    def kind: String = "where"
+    def name: String = condition.sql
+    def key: Seq[String] = Nil
+    def timestamp: String = null
+  }
+  /**
+   * A `select`/`withColumn` between two of this library's operators (Kafka's `mapValues`): it must keep the key,
+   * timestamp, window and deletion columns as they are.
+   *
+   * @param columns the analysed project list over `input`
+   */
+  final case class ProjectStep(columns: Seq[NamedExpression], input: Seq[Attribute]) extends ChainStep {
+    def kind: String = "select"
+    def name: String = columns.map(_.name).mkString(", ")
+    def key: Seq[String] = Nil
+    def timestamp: String = null
+  }
   /** Only as a chain's first step: its input is the stream; the table comes with the join. */
   final case class JoinStep(r: StreamTableJoinRequest) extends ChainStep {
     def kind: String = "join_versioned"
@@ -43,4 +75,7 @@ private[sparksuppress] object ChainStep {
 }
 
 /** A chain as the driver remembers it: the input the first step reads and the steps in order. */
-private[sparksuppress] final case class ChainDescription(input: DataFrame, steps: Seq[ChainStep])
+private[sparksuppress] final case class ChainDescription(input: DataFrame, steps: Seq[ChainStep]) {
+  /** This library's operators, without the stateless steps between them. */
+  def operators: Seq[ChainStep] = steps.filter(ChainStep.isOperator)
+}

@@ -30,7 +30,13 @@ private[sparksuppress] final case class SuppressRequest(
 }
 
 /** Where an input row carries its window: a struct column as `window()` makes, or start and end columns. */
-private[sparksuppress] sealed trait WindowColumnNames extends Serializable
+private[sparksuppress] sealed trait WindowColumnNames extends Serializable {
+  /** The input columns that hold the window. */
+  def columns: Seq[String] = this match {
+    case WindowColumnNames.Struct(c) => Seq(c)
+    case WindowColumnNames.StartEnd(a, b) => Seq(a, b)
+  }
+}
 
 private[sparksuppress] object WindowColumnNames {
   final case class Struct(column: String) extends WindowColumnNames
