@@ -107,3 +107,40 @@ def test_aggregate_checks_its_arguments(driver):
         ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=F.count("*"))
     with pytest.raises(IllegalArgumentException, match="timestamp 'when' is not a column of the input"):
         ss.aggregate(driver.input, key="user", timestamp="when", aggregations=[F.count("*")])
+
+
+def _latest_then_immediately(df):
+    latest = ss.aggregate(df, key="user", timestamp="ts", aggregations=[ss.latest("amount").alias("amount")])
+    return latest, Suppressed.until_time_limit(timedelta(0), BufferConfig.unbounded())
+
+
+def test_where_on_a_table_before_suppress_forwards_tombstones_as_kafkas_ktable_filter(driver):
+    # Kafka's KTable.filter with old values (a suppress asks for them): 7 passes; 3 fails after 7 passed, so a
+    # tombstone leaves; 2 fails after 3 failed: nothing. Spark's filter after the operator would drop 3 silently.
+    latest, now = _latest_then_immediately(driver.input)
+    big = ss.suppress(latest.where(F.col("amount") >= 5), key="user", timestamp="ts", suppressed=now)
+    assert big.columns == ["user", "amount", "ts", "retraction"]
+    driver.start(big.withColumn("ts_ms", F.unix_millis("ts")))
+    assert view(driver.step([rec("a", 1, 7)]), "amount", "retraction", "ts_ms") == [("a", 7, False, 1)]
+    assert view(driver.step([rec("a", 2, 3)]), "amount", "retraction", "ts_ms") == [("a", None, True, 2)]
+    assert driver.step([rec("a", 3, 2)]) == []
+
+
+def test_with_column_between_operators_is_map_values(driver):
+    latest, now = _latest_then_immediately(driver.input)
+    doubled = ss.suppress(latest.withColumn("twice", F.col("amount") * 2), key="user", timestamp="ts", suppressed=now)
+    driver.start(doubled)
+    assert view(driver.step([rec("a", 1, 7)]), "amount", "twice") == [("a", 7, 14)]
+
+
+def test_rekeying_between_operators_is_refused_with_the_two_query_way(driver):
+    latest, now = _latest_then_immediately(driver.input)
+    with pytest.raises(IllegalArgumentException, match="replaces column 'user', the key.*second query"):
+        ss.suppress(latest.withColumn("user", F.upper("user")), key="user", timestamp="ts", suppressed=now)
+
+
+def test_a_python_udf_between_operators_is_refused_naming_the_fix(driver):
+    latest, now = _latest_then_immediately(driver.input)
+    big = F.udf(lambda a: a >= 5, "boolean")
+    with pytest.raises(IllegalArgumentException, match="cannot evaluate row by row.*Python UDFs"):
+        ss.suppress(latest.where(big("amount")), key="user", timestamp="ts", suppressed=now)
