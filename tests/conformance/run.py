@@ -1,8 +1,8 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
 Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only]   (vectors from $CONFORMANCE_DIR, default
-tests/conformance/vectors, and chain vectors from $CHAINS_DIR, default the folders `chains` and `chains_filter` beside them). Prints
-PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+tests/conformance/vectors, and chain vectors from $CHAINS_DIR, several joined by ':', default the folders `chains` and
+`chains_filter` beside them). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
 """
 
 from __future__ import annotations
