@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.sql.DataFrame
 
+import io.github.sparksuppress.core.SuppressionSpec
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, SuppressRequest, WindowColumnNames}
 import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressRequest}
 
@@ -76,6 +77,9 @@ final case class Suppress(
     val buffer = suppressed.bufferConfig
     val emitLate = lateRecords == LateRecords.Emit
     val idleMs = idleTimeout.map(Durations.idleTimeout)
+    def request(spec: SuppressionSpec, clock: SuppressionClock) =
+      SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
+        sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk, emitLate = emitLate, idleTimeoutMs = idleMs)
     suppressed match {
       case t: Suppressed.TimeLimit =>
         if (idleTimeout.isDefined && t.clock == SuppressionClock.ProcessingTime) {
@@ -91,13 +95,11 @@ final case class Suppress(
             s"suppress '$name': grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
               s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
         }
-        ChainSuppressRequest(t.spec(name), suppressed.name, t.clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
-          buffer.spillsToDisk, untilWindowCloses = false, graceMs = None, emitLate = emitLate, idleTimeoutMs = idleMs)
+        ChainSuppressRequest(request(t.spec(name), t.clock), untilWindowCloses = false, graceMs = None)
       case w: Suppressed.WindowCloses =>
         val g = grace.map(Durations.millis("grace", _))
-        ChainSuppressRequest(w.spec(name, g.getOrElse(0L)), suppressed.name, SuppressionClock.EventTime, buffer.sizeModel,
-          key, timestamp, windowNames, tombstone, buffer.spillsToDisk, untilWindowCloses = true, graceMs = g,
-          emitLate = emitLate, idleTimeoutMs = idleMs)
+        ChainSuppressRequest(request(w.spec(name, g.getOrElse(0L)), SuppressionClock.EventTime), untilWindowCloses = true,
+          graceMs = g)
     }
   }
 
@@ -117,9 +119,7 @@ final case class Suppress(
         s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
           s"update is late. Drop the $argument argument.")
     }
-    SuppressRequest(step.spec, step.explicitName, step.clock, step.sizeModel, step.key, step.timestamp,
-      if (step.untilWindowCloses) step.window else None, step.tombstone, sharded = suppressed.bufferConfig.isBounded,
-      spillToDisk = step.spillToDisk, emitLate = step.emitLate, idleTimeoutMs = step.idleTimeoutMs)
+    step.request.copy(window = if (step.untilWindowCloses) step.window else None)
   }
 }
 

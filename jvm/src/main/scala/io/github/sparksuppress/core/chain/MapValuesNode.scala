@@ -6,19 +6,6 @@ package io.github.sparksuppress.core.chain
  *
  * @param map the new value; called for tombstones too, so that what the engine renders keeps its key columns
  */
-final class MapValuesNode[K](map: ChainRecord[K] => AnyRef) extends ChainNode[K] {
-  private[this] var time = Long.MinValue
-
-  def streamTime: Long = time
-
-  override def forwardsClock: Boolean = true
-
-  def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
-    if (record.timestamp > time) time = record.timestamp
-    out.forward(record.copy(value = map(record)))
-  }
-
-  def advance(to: Long, out: ChainOutput[K]): Unit = if (to > time) time = to
-
-  def nextDueStreamTime: Long = Long.MaxValue
+final class MapValuesNode[K](map: ChainRecord[K] => AnyRef) extends ForwardingNode[K] {
+  protected def receive(record: ChainRecord[K], out: ChainOutput[K]): Unit = out.forward(record.copy(value = map(record)))
 }

@@ -6,19 +6,7 @@ package io.github.sparksuppress.core.chain
  *
  * @param passes the predicate on a record's value; never called for tombstones
  */
-final class StreamFilterNode[K](passes: ChainRecord[K] => Boolean) extends ChainNode[K] {
-  private[this] var time = Long.MinValue
-
-  def streamTime: Long = time
-
-  override def forwardsClock: Boolean = true
-
-  def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
-    if (record.timestamp > time) time = record.timestamp
+final class StreamFilterNode[K](passes: ChainRecord[K] => Boolean) extends ForwardingNode[K] {
+  protected def receive(record: ChainRecord[K], out: ChainOutput[K]): Unit =
     if (!record.isTombstone && passes(record)) out.forward(record)
-  }
-
-  def advance(to: Long, out: ChainOutput[K]): Unit = if (to > time) time = to
-
-  def nextDueStreamTime: Long = Long.MaxValue
 }

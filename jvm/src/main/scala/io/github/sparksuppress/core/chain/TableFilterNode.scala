@@ -28,22 +28,14 @@ final class TableFilterNode[K](
     val withOldValues: Boolean,
     tombstone: ChainRecord[K] => ChainRecord[K],
     closedAfterMs: Option[Long])(implicit keys: KeyOps[K])
-    extends ChainNode[K] {
+    extends ForwardingNode[K] {
 
   /** The (key, window) pairs whose latest value passed; kept only with old values. */
   val passed = new java.util.TreeMap[WindowedKey[K], java.lang.Boolean](WindowedKey.keyOps[K])
   var droppedNullKeys: Long = 0L
-  private[this] var time = Long.MinValue
 
-  def streamTime: Long = time
-
-  def restore(streamTime: Long): Unit = time = streamTime
-
-  override def forwardsClock: Boolean = true
-
-  def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
+  protected def receive(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
     if (record.key == null) { droppedNullKeys += 1; return }
-    if (record.timestamp > time) time = record.timestamp
     val ok = !record.isTombstone && passes(record)
     if (!withOldValues) out.forward(if (ok) passing(record) else tombstone(record))
     else {
@@ -55,10 +47,6 @@ final class TableFilterNode[K](
     }
   }
 
-  def advance(to: Long, out: ChainOutput[K]): Unit = if (to > time) time = to
-
-  def nextDueStreamTime: Long = Long.MaxValue
-
   /**
    * Forgets windows the aggregation before this node can no longer update (their end plus `closedAfterMs` lies
    * before this node's stream time, which never passes the aggregation's): no update, so no old value, will come.
@@ -67,7 +55,7 @@ final class TableFilterNode[K](
     val it = passed.keySet().iterator()
     while (it.hasNext) {
       val w = it.next().window
-      if (w != null && w.end + after < time) it.remove()
+      if (w != null && w.end + after < streamTime) it.remove()
     }
   }
 }

@@ -295,16 +295,12 @@ object ChainPlan {
         s"$op: its input is already windowed (by the aggregate_windowed before it); windowing windowed results again " +
           "is not supported in a chain. Aggregate the raw records instead.")
     }
-    val inputs = aggregateInputs(df, a.aggregations, r.schema, op)
     val definition = a.definition
     val retractions = a.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
-    val tsField = r.schema.fields(InputColumns.index(r.schema, a.timestamp, "timestamp", op))
-    r.schema = outputSchema(keySchema,
-      Seq(StructField(WindowAggregatePlan.WindowColumn,
-        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))), nullable = true)) ++
-        inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
-        Seq(StructField(tsField.name, TimestampType, nullable = true)) ++
-        (if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil), op)
+    val inputs = aggregated(df, a.aggregations, a.timestamp, r, keySchema, op,
+      window = Seq(StructField(WindowAggregatePlan.WindowColumn,
+        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))), nullable = true)),
+      flag = if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil)
     r.windowed = Some(definition)
     WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
   }
@@ -315,12 +311,20 @@ object ChainPlan {
         s"$op: its input is windowed (by the aggregate_windowed before it); a non-windowed aggregate would fold " +
           "different windows together. Aggregate the raw records instead, or suppress the windowed results.")
     }
-    val inputs = aggregateInputs(df, a.aggregations, r.schema, op)
-    val tsField = r.schema.fields(InputColumns.index(r.schema, a.timestamp, "timestamp", op))
-    r.schema = outputSchema(keySchema,
-      inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)).toSeq ++
-        Seq(StructField(tsField.name, TimestampType, nullable = true)), op)
-    KeyAggregateNodeSpec(op, inputs)
+    KeyAggregateNodeSpec(op, aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil))
+  }
+
+  /**
+   * An aggregation's inputs, resolved against the rows before it; its output (the key columns, `window`, the
+   * aggregates, the event-time column and `flag`) becomes the resolution's schema.
+   */
+  private def aggregated(df: DataFrame, aggregations: Seq[Column], timestamp: String, r: ChainResolution,
+      keySchema: StructType, op: String, window: Seq[StructField], flag: Seq[StructField]): AggregateInputs = {
+    val inputs = aggregateInputs(df, aggregations, r.schema, op)
+    val tsField = r.schema.fields(InputColumns.index(r.schema, timestamp, "timestamp", op))
+    r.schema = outputSchema(keySchema, window ++ inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
+      Seq(StructField(tsField.name, TimestampType, nullable = true)) ++ flag, op)
+    inputs
   }
 
   private def outputSchema(keySchema: StructType, rest: Seq[StructField], op: String): StructType = {

@@ -83,8 +83,8 @@ private[sparksuppress] object InputColumns {
 
   /** What to use instead of the upstream stateful operator `name`, so that the two run in one query. */
   private def insteadOf(name: String): String = {
-    val chain = "Operators of this library applied directly to each other's output run fused in one query " +
-      "(docs/chains.md)."
+    val chain = "Operators of this library applied to each other's output, directly or through where/select steps " +
+      "that keep the key and timestamp, run fused in one query (docs/chains.md)."
     val rest = " Otherwise write the upstream result to a sink (e.g. a Kafka topic or table) and read it with a second " +
       "query that applies this operator."
     name match {
@@ -93,7 +93,7 @@ private[sparksuppress] object InputColumns {
           s"or aggregate_windowed (windowed, with grace and emit strategy) on the raw stream. $chain$rest"
       case "FlatMapGroupsWithState" | "TransformWithState" =>
         "If it is an operator of this library (suppress, aggregate, aggregate_windowed, join_versioned), apply this " +
-          s"operator directly to its output, with no select, filter or other transformation in between. $chain$rest"
+          s"operator to its output, with at most where/select steps in between. $chain$rest"
       case "a stream-stream join" =>
         s"For a stream-table join with a grace period use this library's join_versioned. $chain$rest"
       case _ => rest.trim
