@@ -144,3 +144,50 @@ def test_a_python_udf_between_operators_is_refused_naming_the_fix(driver):
     big = F.udf(lambda a: a >= 5, "boolean")
     with pytest.raises(IllegalArgumentException, match="cannot evaluate row by row.*Python UDFs"):
         ss.suppress(latest.where(big("amount")), key="user", timestamp="ts", suppressed=now)
+
+
+def test_metrics_report_every_node_of_a_chain_by_name_also_after_a_restart(spark):
+    # join -> windowed count -> final results, each named; Kafka's metrics per node, as each operator on its own
+    # reports them. Window [0, 1000) (grace 0) closes when the order at 1100 reaches the aggregation.
+    d = TestDriver(spark)
+    try:
+        orders = d.add_input("orders", "user STRING, ts TIMESTAMP", timestamp="ts")
+        tiers = d.add_input("tiers", "user STRING, changed_at TIMESTAMP, tier STRING")
+        joined = ss.join_versioned(orders, tiers, on="user", stream_timestamp="ts", table_timestamp="changed_at", name="j")
+        counts = ss.aggregate_windowed(
+            joined,
+            key="user",
+            timestamp="ts",
+            windows=TimeWindows.of_size_with_no_grace(timedelta(seconds=1)),
+            aggregations=[F.count("*").alias("n")],
+            emit=EmitStrategy.on_window_update(),
+            name="w",
+        )
+        finals = ss.suppress(
+            counts,
+            key="user",
+            timestamp="ts",
+            suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()).with_name("f"),
+        )
+        d.start(finals)
+        d.step([("a", EPOCH, "gold")], input="tiers")
+        for ms in (100, 200):
+            assert d.step([("a", EPOCH + timedelta(milliseconds=ms))], input="orders") == []
+        assert [r["n"] for r in d.step([("a", EPOCH + timedelta(milliseconds=1100))], input="orders")] == [2]
+        # Too late for [0, 1000): the join joins it, the aggregation drops it.
+        assert d.step([("a", EPOCH + timedelta(milliseconds=50))], input="orders") == []
+        m = ss.metrics(d.query)
+        assert set(m) == {"j", "w", "f"}
+        assert m["j"]["join-emit-total"] == 4
+        assert m["w"]["dropped-records-total"] == 1
+        assert m["w"]["record-lateness-max"] == 1050
+        assert m["f"]["suppression-emit-total"] == 1
+        assert m["f"]["suppression-buffer-count-current"] == 1  # [1000, 2000) waits
+        d.restart()
+        assert [r["n"] for r in d.step([("a", EPOCH + timedelta(milliseconds=2100))], input="orders")] == [1]
+        after = ss.metrics(d.query)
+        assert set(after) == {"j", "w", "f"}
+        assert after["f"]["suppression-emit-total"] >= 1
+        assert after["f"]["suppression-buffer-count-current"] == 1  # [2000, 3000) waits
+    finally:
+        d.stop()

@@ -209,6 +209,12 @@ def test_metrics_report_kafka_names(spark):
             "suppression-buffer-size-avg",
             "suppression-buffer-size-max",
         }
+        # Restarted from its checkpoint (a new run of the same DataFrame), the operator still reports: b leaves at 3.
+        d.restart()
+        d.step([("d", at(3), "1", False)])
+        after = ss.metrics(d.query)["metered-py"]
+        assert after["suppression-emit-total"] == 2.0
+        assert after["suppression-buffer-count-current"] == 2.0
 
 
 # Validation: Python checks types; the JVM checks values, in Python's spelling

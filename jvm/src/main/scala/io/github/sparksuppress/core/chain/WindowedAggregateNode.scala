@@ -48,6 +48,7 @@ final class WindowedAggregateNode[K, V, B](
 
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
     if (record.key == null || (dropsNullValues && record.isTombstone)) { metrics.dropped += 1; return }
+    metrics.lateness(time, record.timestamp)
     if (record.timestamp > time) time = record.timestamp
     var a = aggregators.get(record.key)
     if (a == null) {

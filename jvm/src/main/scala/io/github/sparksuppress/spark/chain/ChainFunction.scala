@@ -7,6 +7,7 @@ import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
+import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
@@ -21,6 +22,7 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  *                         time moves only with stream records, as in Kafka)
  * @param joinReleases     the chain starts with a join that also releases its waiting records on the watermark
  *                         (every shard is called in each micro-batch that reads data: [[ShardHeartbeats]])
+ * @param metrics          per node, its operator's metrics (null for a step without metrics); empty for none
  */
 final case class ChainParams(
     operator: String,
@@ -31,7 +33,8 @@ final case class ChainParams(
     nodes: IndexedSeq[NodeSpec],
     keys: ChainKeyCodec,
     followsWatermark: Boolean,
-    joinReleases: Boolean = false)
+    joinReleases: Boolean = false,
+    metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty)
 
 /**
  * The function `flatMapGroupsWithState` calls once per shard of a chain. The shard plays Kafka's task: its state
@@ -53,7 +56,8 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
   override def apply(shard: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val nodes = p.nodes.map(_.newNode())
     state.getOption.foreach(ChainState.read(_, p, nodes))
-    val chain = new Chain[ChainKey](nodes)
+    val forwarded = new Array[Long](nodes.length)
+    val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
     val out = new ArrayBuffer[Row]()
     val sink = new ChainOutput[ChainKey] {
       def forward(r: ChainRecord[ChainKey]): Unit = out += r.value.asInstanceOf[Row]
@@ -76,6 +80,15 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
     // heartbeat that released nothing changed nothing.
     if (batch.nonEmpty || !p.joinReleases || nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting) {
       state.update(ChainState.write(p, nodes))
+    }
+    if (p.metrics.nonEmpty) {
+      val shardNumber = java.util.Arrays.hashCode(shard)
+      val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
+      var i = 0
+      while (i < nodes.length) {
+        if (p.metrics(i) != null) p.nodes(i).report(nodes(i), forwarded(i), p.metrics(i), shardNumber, latency)
+        i += 1
+      }
     }
     if (p.followsWatermark) {
       val due = chain.nextDueStreamTime

@@ -4,13 +4,13 @@ import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Project
-import org.apache.spark.sql.functions.{col, lit, struct, udf}
+import org.apache.spark.sql.functions.{col, count, lit, struct, udf}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
-import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, Structs, WatermarkBypass}
+import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, OperatorMetricNames, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, Structs, WatermarkBypass}
 import io.github.sparksuppress.spark.join.EventMillisUdf
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
@@ -163,8 +163,18 @@ object ChainPlan {
       case ChainStep.JoinStep(j) => j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
       case _ => false
     }
+    // Each operator's metrics under Kafka's names, as the operator on its own reports them (filters and maps have none).
+    val spark = df.sparkSession
+    val registered = d.steps.map {
+      case ChainStep.SuppressStep(s) => Some(OperatorMetricNames.suppress(spark, s.name))
+      case ChainStep.WindowedAggregateStep(a) => Some(OperatorMetricNames.windowedAggregation(spark, a.name))
+      case ChainStep.KeyAggregateStep(a) => Some(OperatorMetricNames.aggregation(spark, a.name))
+      case ChainStep.JoinStep(j) => Some(OperatorMetricNames.join(spark, j.spec.name))
+      case _ => None
+    }
     val params = ChainParams(operator, schema, schema.fields(tsIdx).name, tombstone, window, nodes,
-      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst, joinReleases = joinReleases)
+      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst, joinReleases = joinReleases,
+      metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq)
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
     val millis = udf(new EventMillisUdf, LongType)
@@ -204,7 +214,9 @@ object ChainPlan {
       .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
       .flatMapGroupsWithState(OutputMode.Append(), timeout)(new ChainFunction(params))(
         Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
-    ChainRegistry.register(out, d)
+    // An observation per operator tells the metrics registry which query runs it (MetricsRegistry).
+    val observed = registered.flatten.foldLeft(out)((o, m) => o.observe(m.observationName, count(lit(1)).as("emitted")))
+    ChainRegistry.register(observed, d)
   }
 
   /** How long after its end a window of `w` can still change at the aggregation (1 ms more for inclusive ends). */

@@ -2,6 +2,7 @@ package io.github.sparksuppress.spark.chain
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 import io.github.sparksuppress.core.chain.ChainNode
+import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 
 /**
  * One node of a fused chain as the executors need it, built and checked on the driver: how to create the core
@@ -19,4 +20,14 @@ trait NodeSpec extends Serializable {
 
   /** True when the node holds nothing but its clock. */
   def isEmpty(node: ChainNode[ChainKey]): Boolean
+
+  /**
+   * Reports what the node did in one call and what it holds afterwards to its operator's metrics (registered by
+   * `ChainPlan` under Kafka's names; steps Kafka reports nothing for, filters and maps, report nothing).
+   *
+   * @param forwarded how many records it forwarded in the call
+   * @param shard     the shard's number (gauges are per shard)
+   * @param latencyMs wall-clock time since the micro-batch started (for final results' emit latency)
+   */
+  def report(node: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int, latencyMs: Long): Unit = ()
 }

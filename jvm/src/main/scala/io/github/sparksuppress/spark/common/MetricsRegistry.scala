@@ -77,6 +77,12 @@ private[sparksuppress] object MetricsRegistry {
   private val instances = new AtomicLong()
   /** Operators not yet seen terminated, by observation name; the plan that runs one keeps it alive. */
   private val operators = new ConcurrentHashMap[String, WeakReference[Operator]]()
+  /**
+   * Operators of recently terminated queries, by observation name, the most recent [[KeptTerminated]] * 4 only: a
+   * query restarted from the same DataFrame (a new run) reports the same names and finds its operators here again.
+   * Weak, as `operators`. Guarded by `terminated`.
+   */
+  private val retired = new java.util.LinkedHashMap[String, WeakReference[Operator]]()
   /** The observation names each running query (by run id) has reported. */
   private val observedBy = new ConcurrentHashMap[UUID, java.util.Set[String]]()
   /** The last values of recently terminated queries, oldest first. */
@@ -164,9 +170,15 @@ private[sparksuppress] object MetricsRegistry {
   /** How many operators and terminated queries the registry holds (it must stay bounded). */
   private[sparksuppress] def size: (Int, Int) = (operators.size, terminated.synchronized(terminated.size))
 
-  private def live(observation: String): Option[Operator] = Option(operators.get(observation)).flatMap(r => Option(r.get))
+  private def live(observation: String): Option[Operator] =
+    Option(operators.get(observation)).orElse(terminated.synchronized(Option(retired.get(observation)))).flatMap(r => Option(r.get))
 
-  private def observations(progressNames: Iterable[String]): Iterable[String] = progressNames.filter(operators.containsKey)
+  /** This library's operators among a progress report's observations; a restarted query's come back from `retired`. */
+  private def observations(progressNames: Iterable[String]): Iterable[String] = progressNames.filter { n =>
+    operators.containsKey(n) || terminated.synchronized {
+      Option(retired.remove(n)).filter(_.get != null).exists { r => operators.put(n, r); true }
+    }
+  }
 
   private object Listener extends StreamingQueryListener {
     override def onQueryStarted(event: QueryStartedEvent): Unit = ()
@@ -182,7 +194,15 @@ private[sparksuppress] object MetricsRegistry {
     override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
       val names = Option(observedBy.remove(event.runId)).map(_.asScala.toSeq).getOrElse(Nil)
       val last = names.flatMap(n => live(n).map(o => n -> (o.session, (o.operatorName, o.metrics))))
-      names.filterNot(stillObserved).foreach(operators.remove)
+      names.filterNot(stillObserved).foreach { n =>
+        Option(operators.remove(n)).foreach { r =>
+          terminated.synchronized {
+            retired.put(n, r)
+            val oldest = retired.keySet.iterator
+            while (retired.size > KeptTerminated * 4) { oldest.next(); oldest.remove() }
+          }
+        }
+      }
       if (last.nonEmpty) terminated.synchronized {
         terminated.put(event.runId, last.map(_._2._2).toMap)
         last.foreach { case (n, values) => terminatedObservations.put(n, values) }

@@ -111,19 +111,7 @@ private[sparksuppress] object StreamTableJoinPlan {
   }
 
   private def registerMetrics(stream: DataFrame, name: String): MetricsRegistry.Operator =
-    MetricsRegistry.register(stream.sparkSession, "join", name, Seq("grace-buffer-count", "grace-buffer-bytes")) { (snap, o) =>
-      def counter(n: String) = snap.counters.getOrElse(n, 0L).toDouble
-      Map(
-        "join-emit-total" -> counter("emitted"),
-        "dropped-records-total" ->
-          (counter("dropped-null-key-or-value") + counter("expired-table-writes") + counter("dropped-null-table-key")),
-        "dropped-null-key-or-value-total" -> counter("dropped-null-key-or-value"),
-        "expired-table-writes-total" -> counter("expired-table-writes"),
-        "dropped-null-table-key-total" -> counter("dropped-null-table-key"),
-        "late-records-joined-total" -> counter("late-joined")) ++
-        o.gaugeMetrics(snap, "grace-buffer-count", "grace-buffer-count") ++
-        o.gaugeMetrics(snap, "grace-buffer-size", "grace-buffer-bytes")
-    }
+    OperatorMetricNames.join(stream.sparkSession, name)
 
   private def quoted(name: String): Column = col(ColumnNames.quote(name))
 

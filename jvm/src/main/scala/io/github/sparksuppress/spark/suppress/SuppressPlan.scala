@@ -54,11 +54,7 @@ private[sparksuppress] object SuppressPlan {
     val windowed = s.window.isDefined
     val spec = s.spec
 
-    val op = MetricsRegistry.register(df.sparkSession, "suppress", name, Seq("buffer-count", "buffer-bytes")) { (snap, o) =>
-      Map("suppression-emit-total" -> snap.counters.getOrElse("emitted", 0L).toDouble) ++
-        o.gaugeMetrics(snap, "suppression-buffer-count", "buffer-count") ++
-        o.gaugeMetrics(snap, "suppression-buffer-size", "buffer-bytes")
-    }
+    val op = OperatorMetricNames.suppress(df.sparkSession, name)
 
     val params = SuppressParams(
       operatorName = name,

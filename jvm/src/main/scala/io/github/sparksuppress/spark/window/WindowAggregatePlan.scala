@@ -85,17 +85,7 @@ private[sparksuppress] object WindowAggregatePlan {
           "). Give the aggregate another alias, or rename the column before the operator.")
     }
 
-    val op = MetricsRegistry.register(df.sparkSession, "aggregate_windowed", name, Nil) { (snap, _) =>
-      def counter(n: String) = snap.counters.getOrElse(n, 0L).toDouble
-      def ratio(total: String, n: String) = if (counter(n) == 0) 0.0 else counter(total) / counter(n)
-      Map(
-        "dropped-records-total" -> counter("dropped"),
-        "record-lateness-avg" -> ratio("lateness-total", "lateness-records"),
-        "record-lateness-max" -> snap.maxima.get("lateness-max").map(_.toDouble).getOrElse(0.0),
-        "window-aggregate-final-emit-total" -> counter("emitted-final"),
-        "window-aggregate-final-emit-latency-avg" -> ratio("emit-latency-total", "emitted-final"),
-        "window-aggregate-final-emit-latency-max" -> snap.maxima.get("emit-latency-max").map(_.toDouble).getOrElse(0.0))
-    }
+    val op = OperatorMetricNames.windowedAggregation(df.sparkSession, name)
 
     // Event time crosses as epoch milliseconds; TIMESTAMP_NTZ as it is (microseconds).
     val eventTime = col(ColumnNames.quote(tsField.name))
