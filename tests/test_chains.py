@@ -153,7 +153,9 @@ def test_metrics_report_every_node_of_a_chain_by_name_also_after_a_restart(spark
     try:
         orders = d.add_input("orders", "user STRING, ts TIMESTAMP", timestamp="ts")
         tiers = d.add_input("tiers", "user STRING, changed_at TIMESTAMP, tier STRING")
-        joined = ss.join_versioned(orders, tiers, on="user", stream_timestamp="ts", table_timestamp="changed_at", name="j")
+        joined = ss.join_versioned(
+            orders, tiers, on="user", stream_timestamp="ts", table_timestamp="changed_at", name="j"
+        )
         counts = ss.aggregate_windowed(
             joined,
             key="user",
