@@ -213,13 +213,55 @@ def chains(results: Dict[str, Any], out: str) -> bool:
     return _save(fig, out)
 
 
+def kafka_sustained(results: Dict[str, Any], out: str) -> bool:
+    """Final-result latency (p50 solid, p99 dashed) against offered load, one line per system; the sustained
+    rates in the title."""
+    b = results["benchmarks"].get("kafka_sustained")
+    if not b or not b["latency"]:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for system, color in (("kafka-streams", COLORS["anchor"]), ("spark-suppress", COLORS["library"])):
+        rows = sorted(
+            (r for r in b["latency"] if r["system"] == system and not r.get("trigger_trial")), key=lambda r: r["rate"]
+        )
+        rows = [r for r in rows if r["latency"]["windows"]]
+        if not rows:
+            continue
+        trigger = f", trigger {rows[0]['trigger']}" if system == "spark-suppress" else ""
+        for stat, style in (("p50_ms", "o-"), ("p99_ms", "s--")):
+            ax.plot(
+                [r["rate"] for r in rows],
+                [r["latency"][stat] / 1000 for r in rows],
+                style,
+                color=color,
+                label=f"{system} {stat[:3]}{trigger}",
+            )
+    rates = "\n".join(
+        f"{job}: "
+        + ", ".join(f"{s['system']} {s['sustained_records_per_s']:,}/s" for s in b["systems"] if s["job"] == job)
+        for job in dict.fromkeys(s["job"] for s in b["systems"])
+    )
+    ax.set_xlabel("offered records per second")
+    ax.set_ylabel("seconds from the closing record to the final result")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"Final-result latency vs offered load; sustained records/s:\n{rates}", fontsize=8)
+    ax.legend(fontsize=7)
+    return _save(fig, out)
+
+
 def write_all(results_path: str) -> List[str]:
     with open(results_path) as fh:
         results = json.load(fh)
     stem = os.path.splitext(results_path)[0]
     written = []
     bars = [(n, lambda r, o, n=n: throughput(r, n, o)) for n in THROUGHPUT]
-    for name, fn in bars + [("buffer_core", buffer_core), ("scaling", scaling), ("join", join), ("chains", chains)]:
+    for name, fn in bars + [
+        ("buffer_core", buffer_core),
+        ("scaling", scaling),
+        ("join", join),
+        ("chains", chains),
+        ("kafka_sustained", kafka_sustained),
+    ]:
         out = f"{stem}-{name}.png"
         if fn(results, out):
             written.append(out)

@@ -261,6 +261,36 @@ def _kafka(results: Dict[str, Any]) -> List[str]:
     return lines
 
 
+def _kafka_sustained(results: Dict[str, Any]) -> List[str]:
+    """Benchmark 11, beside benchmark 9's cold starts: sustained rates, then final-result latencies by load."""
+    b = results["benchmarks"].get("kafka_sustained")
+    if not b:
+        return []
+    lines = [
+        "",
+        "| Kafka under sustained load | Job | Sustained records/s | Probes: rate (sustained?) |",
+        "| --- | --- | ---: | --- |",
+    ]
+    for s in b["systems"]:
+        probes = ", ".join(f"{_n(p['rate'])} ({'yes' if p['sustained'] else 'no'})" for p in s["probes"])
+        lines.append(f"| {s['system']} | {s['job']} | {_n(s['sustained_records_per_s'])} | {probes} |")
+    rows = [r for r in b["latency"] if not r.get("trigger_trial")]
+    if rows:
+        lines += [
+            "",
+            "| Final-result latency (ms) | Load | Offered records/s | Trigger | p50 | p99 | Windows |",
+            "| --- | ---: | ---: | --- | ---: | ---: | ---: |",
+        ]
+        for r in sorted(rows, key=lambda r: (r["system"], r["load_share"])):
+            lat = r["latency"]
+            lines.append(
+                f"| {r['system']} | {r['load_share']:.0%} | {_n(r['rate'])} | {r['trigger']} | {lat['p50_ms']} | "
+                f"{lat['p99_ms']} | {_n(lat['windows'])} |"
+            )
+    lines += [""] + [f"Note (sustained load): {n}." for n in b.get("notes", [])]
+    return lines
+
+
 def _chains(results: Dict[str, Any]) -> List[str]:
     b = results["benchmarks"].get("chains")
     if not b:
@@ -341,7 +371,18 @@ def summary(
     results: Dict[str, Any], source: Optional[str] = None, results_path: Optional[str] = None, link_dir: str = ROOT
 ) -> str:
     lines = _header(results, source) + _plots(results_path, link_dir)
-    for part in (_throughput, _breakdown, _buffer_core, _scaling, _large_state, _kafka, _chains, _targets, _notes):
+    for part in (
+        _throughput,
+        _breakdown,
+        _buffer_core,
+        _scaling,
+        _large_state,
+        _kafka,
+        _kafka_sustained,
+        _chains,
+        _targets,
+        _notes,
+    ):
         lines += part(results)
     return "\n".join(lines) + "\n"
 

@@ -5,6 +5,8 @@
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
     benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
                                        #   python_stateful, scaling, large_state, join, chains, kafka_streams
+    benchmarks/run.py --only kafka_sustained   # sustained load against Kafka Streams: never in the default run
+                                       #   (about 80 minutes on a quiet machine; --quick: a smoke test)
     benchmarks/run.py --spark 3.5      # on another Spark line (its venv and jar, made by `make jar SPARK=3.5`):
                                        #   final_results (that line's own append aggregation) unless --only says
 
@@ -43,8 +45,10 @@ SPARK_BENCHMARKS = [
     "chains",
 ]
 # Its own processes (a broker, Kafka Streams, spark-submit), run before the harness's Spark session exists.
-PROCESS_BENCHMARKS = ["buffer_core", "kafka_streams"]
+PROCESS_BENCHMARKS = ["buffer_core", "kafka_streams", "kafka_sustained"]
 ALL = PROCESS_BENCHMARKS + SPARK_BENCHMARKS
+# Run only when --only names them: too long for make bench, and meaningless on a busy machine.
+OPT_IN = ["kafka_sustained"]
 
 
 def parse_args(argv):
@@ -74,7 +78,9 @@ def parse_args(argv):
         help="do not write Spark's event log, so no stage breakdown per system (BENCH_EVENT_LOG=0)",
     )
     args = p.parse_args(argv)
-    chosen = [b.strip() for b in args.only.split(",") if b.strip()] or (["final_results"] if args.spark else ALL)
+    chosen = [b.strip() for b in args.only.split(",") if b.strip()] or (
+        ["final_results"] if args.spark else [b for b in ALL if b not in OPT_IN]
+    )
     unknown = [b for b in chosen if b not in ALL]
     if unknown:
         p.error(f"unknown benchmark(s) {unknown}; choose from {ALL}")
@@ -182,6 +188,16 @@ def main(argv=None) -> int:
         ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir)
         record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT, event_log=not args.no_event_log))
         ks = results["benchmarks"].get("kafka_streams")
+        if ks:
+            results["versions"].setdefault("kafka-streams", ks["versions"]["kafka-streams"])
+
+    if "kafka_sustained" in args.benchmarks:
+        from harness import kafka_sustained
+        from harness.context import Context
+
+        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir)
+        record("kafka_sustained", lambda: kafka_sustained.run(ctx, ROOT))
+        ks = results["benchmarks"].get("kafka_sustained")
         if ks:
             results["versions"].setdefault("kafka-streams", ks["versions"]["kafka-streams"])
 

@@ -295,3 +295,74 @@ def test_join_benchmark_references_from_files(tmp_path):
     assert refs["at_timestamp"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
     assert refs["grace-0ms"] == [("k", 12, 7, 1), ("k", 30, 8, 2)]  # joined before the late version arrived
     assert refs["grace-5ms"] == [("k", 12, 7, 2), ("k", 30, 8, 2)]
+
+
+def _streamed():
+    """Records (key, ts, sent) on two partitions (key % 2), windows of 10, grace 2: key 0's window [0, 10) closes
+    on partition 0 at the record with ts 12 (sent at 7); key 1's on partition 1 at ts 15 (sent at 8); key 2's
+    window [10, 20) never closes (partition 0's stream time ends at 13)."""
+    records = [(0, 1, 1), (1, 3, 2), (0, 9, 3), (2, 11, 4), (1, 8, 5), (0, 13, 7), (1, 15, 8)]
+    keys, ts, sent = zip(*records)
+    return checks.windowed_counts_reference(keys, ts, sent, 2, 10, 2)
+
+
+def test_streamed_reference_counts_and_closes_windows_per_partition():
+    ref = _streamed()
+    assert ref[(0, 0)] == (2, 7) and ref[(1, 0)] == (2, 8)
+    assert ref[(2, 10)] == (1, None) and ref[(0, 10)] == (1, None) and ref[(1, 10)] == (1, None)
+
+
+def test_streamed_final_results_check_fails_a_wrong_duplicated_missing_or_invented_result():
+    ref = _streamed()
+    right = [(0, 0, 2), (1, 0, 2)]
+    assert checks.check_streamed_final_results(ref, right, complete_by_ms=8)["ok"]
+    # A closed window's result may not be left out, once completeness is required...
+    missing = checks.check_streamed_final_results(ref, right[:1], complete_by_ms=8)
+    assert not missing["ok"] and missing["missing"] == 1 and missing["first_missing"] == [(1, 0)]
+    # ...but only for windows closed by then, and not at all at a rate the system did not keep up with.
+    assert checks.check_streamed_final_results(ref, right[:1], complete_by_ms=7)["ok"]
+    assert checks.check_streamed_final_results(ref, right[:1], complete_by_ms=None)["ok"]
+    wrong = checks.check_streamed_final_results(ref, [(0, 0, 3), (1, 0, 2)], complete_by_ms=8)
+    assert not wrong["ok"] and wrong["wrong_count"] == 1 and wrong["first_wrong"] == [(0, 0, 3, 2)]
+    twice = checks.check_streamed_final_results(ref, right + [(1, 0, 2)], complete_by_ms=8)
+    assert not twice["ok"] and twice["duplicate_results"] == 1
+    invented = checks.check_streamed_final_results(ref, right + [(3, 0, 1)], complete_by_ms=8)
+    assert not invented["ok"] and invented["unexpected"] == 1
+    # A window not yet closed on its partition, with the right count, is counted but not wrong.
+    early = checks.check_streamed_final_results(ref, right + [(2, 10, 1)], complete_by_ms=8)
+    assert early["ok"] and early["before_close"] == 1
+
+
+def test_streamed_updates_check_fails_an_invented_repeated_or_reordered_update():
+    produced = [5, 6, 5, 5]  # the key of each sequence number
+    assert checks.check_streamed_updates(produced, [(6, 1), (5, 3)])["ok"]
+    assert not checks.check_streamed_updates(produced, [(6, 2)])["ok"]  # seq 2 was key 5's
+    assert not checks.check_streamed_updates(produced, [(5, 9)])["ok"]  # never produced
+    assert checks.check_streamed_updates(produced, [(5, 0), (5, 0)])["duplicate_results"] == 1
+    reordered = checks.check_streamed_updates(produced, [(5, 3), (5, 2)])
+    assert not reordered["ok"] and reordered["out_of_order"] == 1
+
+
+def test_sustained_lag_and_latency_from_the_logs(tmp_path):
+    """Spark's position steps at each micro-batch's end; the lag is the records in the topic minus it; a rate
+    whose lag keeps growing is not sustained."""
+    from harness.config import Sustained
+    from harness.kafka_sustained import RESULTS, lag_verdict, latency, positions
+
+    log = tmp_path / "spark-suppress.log"
+    log.write_text(
+        'PROGRESS {"batchId": 0, "timestamp": "1970-01-01T00:00:01.000Z", "numInputRows": 100, '
+        '"durationMs": {"triggerExecution": 500}}\nnoise\n'
+        'PROGRESS {"batchId": 1, "timestamp": "1970-01-01T00:00:01.500Z", "numInputRows": 50, '
+        '"durationMs": {"triggerExecution": 1000}}\n'
+    )
+    assert positions(str(log), "spark-suppress") == [(1500, 100), (2500, 150)]
+    sus = Sustained()
+    acked = [(t, t // 10) for t in range(0, 10_001, 100)]  # 100 records/s
+    kept_up = lag_verdict(acked, [(t, max(0, t // 10 - 20)) for t in range(0, 10_001, 100)], 1000, 9000, 100, sus)
+    assert kept_up["sustained"] and kept_up["lag_max"] == 20
+    behind = lag_verdict(acked, [(t, t // 20) for t in range(0, 10_001, 100)], 1000, 9000, 100, sus)
+    assert not behind["sustained"] and behind["lag_slope_per_s"] == 50
+    results = np.array([(0, 0, 2, 10), (1, 0, 2, 20), (2, 10, 1, 30)], dtype=RESULTS)
+    lat = latency(_streamed(), results, 0, 100)
+    assert lat["windows"] == 2 and lat["max_ms"] == 12 and lat["p50_ms"] == 7.5

@@ -372,3 +372,115 @@ def compare_evictions(ours: Iterable[str], theirs: Iterable[str]) -> Dict[str, A
         if a != b:
             return {"evictions_compared": n - 1, "first_difference": n - 1, "ours": a, "theirs": b, "same": False}
     return {"evictions_compared": n, "first_difference": None, "same": n > 0}
+
+
+def windowed_counts_reference(
+    keys: Sequence[int], ts: Sequence[int], sent: Sequence[int], partitions: int, window_ms: int, grace_ms: int
+) -> Dict[Tuple[int, int], Tuple[int, Optional[int]]]:
+    """For a stream of records produced to Kafka (key number, timestamp ms, wall time sent ms, in the order sent; a
+    key's partition is key % ``partitions``): per (key, window start) of tumbling windows, the count of its records
+    and the wall time at which the record that closed it was sent (None: not closed).
+
+    Kafka's rule (KAFKA_SEMANTICS.md, windowed aggregations; ``onWindowClose``): stream time is per task, i.e. per
+    input partition, the largest timestamp seen there in offset order; a window [start, start + size) is closed
+    once its partition's stream time reaches start + size + grace, so the record that closes it is the first of the
+    partition whose timestamp is at or past that."""
+    import numpy as np
+
+    k = np.asarray(keys, dtype=np.int64)
+    t = np.asarray(ts, dtype=np.int64)
+    s = np.asarray(sent, dtype=np.int64)
+    starts = t - np.mod(t, window_ms)
+    out: Dict[Tuple[int, int], Tuple[int, Optional[int]]] = {}
+    for p in range(partitions):
+        mask = np.mod(k, partitions) == p
+        pk, pstart = k[mask], starts[mask]
+        stream_time = np.maximum.accumulate(t[mask]) if mask.any() else t[mask]
+        psent = s[mask]
+        windows = np.unique(pstart)
+        first = np.searchsorted(stream_time, windows + window_ms + grace_ms, side="left")
+        closed_at = {int(w): (int(psent[i]) if i < len(psent) else None) for w, i in zip(windows, first)}
+        pairs, counts = np.unique(np.stack([pk, pstart]), axis=1, return_counts=True)
+        for (key, start), n in zip(pairs.T.tolist(), counts.tolist()):
+            out[(key, start)] = (n, closed_at[start])
+    return out
+
+
+def check_streamed_final_results(
+    reference: Dict[Tuple[int, int], Tuple[int, Optional[int]]],
+    results: Iterable[Tuple[int, int, int]],
+    complete_by_ms: Optional[int],
+    examples: int = 5,
+) -> Dict[str, Any]:
+    """Final results (key, window start, count) consumed from a continuously fed system against
+    ``windowed_counts_reference``: every result must be the exact count of a window with records, and come once;
+    every window closed by a record sent at or before ``complete_by_ms`` must have come (None: completeness not
+    required, for a load the system did not keep up with). A result of a window not yet closed on its partition
+    is not wrong by itself (Spark's watermark is global, not per partition); it is counted as ``before_close``."""
+    seen: Counter = Counter()
+    wrong, unexpected, before_close = [], [], 0
+    for key, start, count in results:
+        seen[(key, start)] += 1
+        if seen[(key, start)] > 1:
+            continue
+        ref = reference.get((key, start))
+        if ref is None:
+            unexpected.append((key, start, count))
+        elif ref[0] != count:
+            wrong.append((key, start, count, ref[0]))
+        elif ref[1] is None:
+            before_close += 1
+    duplicates = sum(n - 1 for n in seen.values())
+    required = (
+        []
+        if complete_by_ms is None
+        else [w for w, (_, closed) in reference.items() if closed is not None and closed <= complete_by_ms]
+    )
+    missing = [w for w in required if w not in seen]
+    return {
+        "results": sum(seen.values()),
+        "windows_required": len(required),
+        "missing": len(missing),
+        "wrong_count": len(wrong),
+        "unexpected": len(unexpected),
+        "duplicate_results": duplicates,
+        "before_close": before_close,
+        "first_missing": sorted(missing)[:examples],
+        "first_wrong": sorted(wrong)[:examples],
+        "first_unexpected": sorted(unexpected)[:examples],
+        "ok": not missing and not wrong and not unexpected and duplicates == 0,
+    }
+
+
+def check_streamed_updates(produced_keys: Sequence[int], results: Iterable[Tuple[int, int]], examples: int = 5):
+    """A rate limiter's output consumed from a continuously fed system, (key, sequence number of the update) per
+    result, against what was produced (``produced_keys[seq]``): each must be an update of that key, none may come
+    twice, and each key's must come in the order produced (a later update replaces an earlier one in the buffer).
+    Which updates leave, and when, depends on where a micro-batch ends: this check does not compute it, so a
+    pass-through would pass (benchmark 2 checks that against the exact reference)."""
+    n = len(produced_keys)
+    last: Dict[int, int] = {}
+    seen = set()
+    wrong, duplicates, out_of_order, count = [], 0, [], 0
+    for key, seq in results:
+        count += 1
+        if not 0 <= seq < n or int(produced_keys[seq]) != key:
+            wrong.append((key, seq))
+            continue
+        if seq in seen:
+            duplicates += 1
+            continue
+        seen.add(seq)
+        if key in last and seq < last[key]:
+            out_of_order.append((key, seq, last[key]))
+        last[key] = max(seq, last.get(key, -1))
+    return {
+        "results": count,
+        "produced": n,
+        "wrong": len(wrong),
+        "duplicate_results": duplicates,
+        "out_of_order": len(out_of_order),
+        "first_wrong": wrong[:examples],
+        "first_out_of_order": out_of_order[:examples],
+        "ok": not wrong and not duplicates and not out_of_order,
+    }

@@ -19,6 +19,37 @@ class EventShape:
 
 
 @dataclass(frozen=True)
+class Sustained:
+    """The sustained-load comparison with Kafka Streams (harness/kafka_sustained.py, benchmarks/README.md 11).
+
+    A probe runs one system at one offered rate: ``warmup_s`` then ``measure_s`` of load, ``tail_s`` more so
+    that the windows closing at the end of the measurement are followed by input, then ``drain_s`` of consuming
+    without load. The throughput search starts at ``start_rate``, doubles until a rate is not sustained, then
+    bisects until the bounds are within ``precision`` (or ``max_probes`` probes per system and job)."""
+
+    warmup_s: int = 30
+    measure_s: int = 60
+    tail_s: int = 5
+    drain_s: int = 15
+    start_rate: int = 50_000
+    max_probes: int = 8
+    precision: float = 0.05
+    keys: int = 10_000
+    disorder_ms: int = 2_000
+    # Sustained: the lag's regression slope over the measurement under this share of the rate (records/s per s)
+    # and its largest value under this many seconds of input.
+    max_lag_slope: float = 0.01
+    max_lag_seconds: float = 5.0
+    min_offered_share: float = 0.95  # the driver must have got this share of the rate into the topic
+    latency_loads: Tuple[float, ...] = (0.25, 0.5, 0.75)
+    # Spark's triggers tried at the middle load; the one with the lowest p50 runs the other loads.
+    spark_triggers: Tuple[str, ...] = ("default", "100 milliseconds", "500 milliseconds")
+    grace_ms: int = 2_000
+    time_limit_ms: int = 5_000
+    max_records: int = 1_000
+
+
+@dataclass(frozen=True)
 class Settings:
     mode: str
     # How often each Spark system is measured (the median counts); applyInPandasWithState runs are slow, so they
@@ -65,6 +96,7 @@ class Settings:
     kafka_repeats: int
     # JMH: forks, warm-up iterations, measured iterations, time per iteration, buffer size, trace sizes.
     jmh: Dict[str, object] = field(default_factory=dict)
+    kafka_sustained: Sustained = field(default_factory=Sustained)
 
     def scaling_points(self) -> List[Tuple[int, int]]:
         """(records, keys) of every scaling run: records grow at fixed keys, then keys grow at fixed records."""
@@ -172,4 +204,16 @@ QUICK = Settings(
         "evict_forks": 1,
         "evict_iterations": 2,
     },
+    # Each phase briefly, at rates any machine keeps up with: a smoke test of the harness, not a measurement.
+    kafka_sustained=Sustained(
+        warmup_s=10,
+        measure_s=10,
+        tail_s=3,
+        drain_s=8,
+        start_rate=1_000,
+        max_probes=2,
+        keys=1_000,
+        spark_triggers=("default", "500 milliseconds"),
+        max_records=100,
+    ),
 )

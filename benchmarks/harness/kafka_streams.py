@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -65,6 +65,12 @@ def expected_counts(path: str, window_ms: int) -> Dict[str, int]:
     return {f"{k}@{s}": int(c) for (k, s), c in counts.items()}
 
 
+def spark_jars(root: str) -> List[str]:
+    """spark-suppress's jar and Spark's Kafka connector, for spark-submit's ``--jars``."""
+    jars = os.path.join(root, "python", "spark_suppress", "jars")
+    return [os.path.join(jars, f) for f in os.listdir(jars) if f.endswith(".jar")] + _local_kafka(root).connector_jars()
+
+
 def _java() -> List[str]:
     return ["java", f"-Xmx{os.environ.get('BENCH_DRIVER_MEMORY', '4g')}", "-Duser.timezone=UTC"]
 
@@ -86,7 +92,11 @@ def _start(
     run_dir: str,
     window_ms: int,
     event_log: bool,
+    extra: Sequence[str] = (),
+    prefix: Sequence[str] = (),
 ) -> subprocess.Popen:
+    """Starts a system under test; ``extra`` arguments go after the usual ones (the sustained benchmark's job and
+    trigger), ``prefix`` before the command (``taskset``)."""
     log_file = open(os.path.join(run_dir, f"{system}.log"), "w")
     if system == "kafka-streams":
         cmd = _java() + [
@@ -101,6 +111,7 @@ def _start(
             str(window_ms),
             str(GRACE_MS),
             str(PARTITIONS),
+            *extra,
         ]
         env = dict(os.environ)
     else:
@@ -120,6 +131,7 @@ def _start(
             os.path.join(run_dir, "checkpoint"),
             str(window_ms),
             str(GRACE_MS),
+            *extra,
         ]
         env = dict(
             os.environ,
@@ -127,7 +139,7 @@ def _start(
             PYSPARK_DRIVER_PYTHON=sys.executable,
             PYTHONPATH=os.path.join(root, "python"),
         )
-    return subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return subprocess.Popen([*prefix, *cmd], stdout=log_file, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -206,12 +218,7 @@ def run(ctx: Context, root: str, event_log: bool = True) -> Dict[str, Any]:
     csv = events_csv(ctx.data_dir, path)
     expected = expected_counts(path, s.window_ms)
     cp = classpath(root, os.path.dirname(ctx.data_dir))
-    jars = [
-        os.path.join(root, "python", "spark_suppress", "jars", f)
-        for f in os.listdir(os.path.join(root, "python", "spark_suppress", "jars"))
-        if f.endswith(".jar")
-    ]
-    jars += local_kafka.connector_jars()
+    jars = spark_jars(root)
     work = ctx.scratch(NAME)
     shutil.rmtree(work, ignore_errors=True)
     systems = ["kafka-streams", "spark-suppress"]

@@ -2,7 +2,12 @@
 spark-suppress's windowed count, final results only, from the events topic to the results topic, until killed.
 
     spark-submit --jars spark-suppress.jar,<Kafka connector jars> kafka_windowed_count.py BOOTSTRAP IN OUT
-        CHECKPOINT SIZE_MS GRACE_MS
+        CHECKPOINT SIZE_MS GRACE_MS [TRIGGER [rate_limit TIME_LIMIT_MS MAX_RECORDS]]
+
+For the sustained benchmark (harness/kafka_sustained.py): TRIGGER is ``default`` (a micro-batch as soon as the
+previous one ends) or a processing-time interval such as ``100 milliseconds``; ``rate_limit`` runs benchmark 2's
+``suppress(until_time_limit(TIME_LIMIT_MS, max_records(MAX_RECORDS).emit_early_when_full()))`` on each key's
+updates instead (watermark delay GRACE_MS), writing key -> value (the record's sequence number).
 
 Not in harness/: spark-submit puts a script's directory first on the path, where harness/profile.py would shadow
 the standard library's module of that name, which PySpark imports.
@@ -22,6 +27,8 @@ import spark_suppress as ss
 def main() -> int:
     bootstrap, topic_in, topic_out, checkpoint = sys.argv[1:5]
     size_ms, grace_ms = int(sys.argv[5]), int(sys.argv[6])
+    trigger = sys.argv[7] if len(sys.argv) > 7 else "default"
+    job = sys.argv[8:]
     builder = (
         SparkSession.builder.appName("spark-suppress-kafka-bench")
         .master("local[2]")
@@ -38,28 +45,46 @@ def main() -> int:
         .option("subscribe", topic_in)
         .option("startingOffsets", "earliest")
         .load()
-        .select(F.col("key").cast("string").alias("key"), F.col("timestamp").alias("ts"))
+        .select(
+            F.col("key").cast("string").alias("key"),
+            F.col("timestamp").alias("ts"),
+            F.col("value").cast("string").alias("value"),
+        )
         .withWatermark("ts", f"{grace_ms} milliseconds")
     )
-    counts = ss.aggregate_windowed(
-        events,
-        key="key",
-        timestamp="ts",
-        windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=size_ms), timedelta(milliseconds=grace_ms)),
-        aggregations=[F.count("*").alias("count")],
-        emit=ss.EmitStrategy.on_window_close(),
-    )
-    out = counts.select(
-        F.concat_ws("@", "key", F.unix_millis("window.start").cast("string")).alias("key"),
-        F.col("count").cast("string").alias("value"),
-    )
-    query = (
+    if job[:1] == ["rate_limit"]:
+        from spark_suppress import BufferConfig, Suppressed
+
+        out = ss.suppress(
+            events,
+            key="key",
+            timestamp="ts",
+            suppressed=Suppressed.until_time_limit(
+                int(job[1]), BufferConfig.max_records(int(job[2])).emit_early_when_full()
+            ),
+        ).select("key", "value")
+    else:
+        counts = ss.aggregate_windowed(
+            events.select("key", "ts"),
+            key="key",
+            timestamp="ts",
+            windows=ss.TimeWindows.of_size_and_grace(timedelta(milliseconds=size_ms), timedelta(milliseconds=grace_ms)),
+            aggregations=[F.count("*").alias("count")],
+            emit=ss.EmitStrategy.on_window_close(),
+        )
+        out = counts.select(
+            F.concat_ws("@", "key", F.unix_millis("window.start").cast("string")).alias("key"),
+            F.col("count").cast("string").alias("value"),
+        )
+    writer = (
         out.writeStream.format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("topic", topic_out)
         .option("checkpointLocation", checkpoint)
-        .start()
     )
+    if trigger != "default":
+        writer = writer.trigger(processingTime=trigger)
+    query = writer.start()
     # As the Kafka Streams app: the time its start returned, for the harness's start-up share of a run. The run id
     # finds the query's jobs in the event log, the progress reports its micro-batch phases (harness/profile.py).
     print(f"STARTED {int(time.time() * 1000)}", flush=True)
@@ -73,6 +98,7 @@ def main() -> int:
                     + json.dumps(
                         {
                             "batchId": p["batchId"],
+                            "timestamp": p["timestamp"],
                             "numInputRows": p["numInputRows"],
                             "durationMs": dict(p["durationMs"]),
                         }

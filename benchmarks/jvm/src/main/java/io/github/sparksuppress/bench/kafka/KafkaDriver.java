@@ -1,6 +1,9 @@
 package io.github.sparksuppress.bench.kafka;
 
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.DataOutputStream;
+import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.FileWriter;
 import java.io.IOException;
@@ -12,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -33,6 +38,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <pre>
  * topics BOOTSTRAP PARTITIONS TOPIC...                    create the topics
  * run BOOTSTRAP IN OUT EVENTS_CSV EXPECTED TIMEOUT_S ROWS  produce the events, consume results until EXPECTED
+ * paced BOOTSTRAP IN OUT PARTITIONS RATE KEYS DISORDER_MS PRODUCE_S DRAIN_S PRODUCED RESULTS
+ *                                                         a fixed offered rate, for the sustained benchmark
  * </pre>
  *
  * {@code run} starts consuming OUT first, then produces every line {@code key,timestampMs,value} of EVENTS_CSV
@@ -49,6 +56,9 @@ public final class KafkaDriver {
             case "topics" -> topics(args[1], Integer.parseInt(args[2]), List.of(args).subList(3, args.length));
             case "run" -> run(args[1], args[2], args[3], args[4], Long.parseLong(args[5]), Long.parseLong(args[6]),
                 args[7]);
+            case "paced" -> paced(args[1], args[2], args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]),
+                Integer.parseInt(args[6]), Integer.parseInt(args[7]), Long.parseLong(args[8]), Long.parseLong(args[9]),
+                args[10], args[11]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -63,20 +73,32 @@ public final class KafkaDriver {
         }
     }
 
-    static void run(String bootstrap, String in, String out, String eventsCsv, long expected, long timeoutS,
-                    String rowsPath) throws Exception {
+    /** Reads the results topic from its start, keys and values as strings. */
+    static Properties resultsConsumer(String bootstrap, String out) {
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-driver-" + out);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return c;
+    }
+
+    /** Writes the events: string keys, batches of up to 256 KiB sent after at most 5 ms. */
+    static Properties producer(String bootstrap, Class<?> valueSerializer) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getName());
+        return p;
+    }
+
+    static void run(String bootstrap, String in, String out, String eventsCsv, long expected, long timeoutS,
+                    String rowsPath) throws Exception {
+        Properties c = resultsConsumer(bootstrap, out);
+        Properties p = producer(bootstrap, ByteArraySerializer.class);
 
         Map<String, String> rows = new HashMap<>();
         List<String> flush = new ArrayList<>();
@@ -146,6 +168,120 @@ public final class KafkaDriver {
             last.set(System.currentTimeMillis());
         } catch (IOException e) {
             throw new RuntimeException(e);
+        }
+    }
+
+    /**
+     * The load of the sustained benchmark ({@code harness/kafka_sustained.py}): for PRODUCE_S seconds, RATE records
+     * per second in 10 ms slices, key {@code k%07d} uniform over KEYS, written to partition key % PARTITIONS (so the
+     * harness knows each key's partition without Kafka's hash), record timestamp = the wall clock minus up to
+     * DISORDER_MS (uniform; less than the grace, so no record is late), value = the record's sequence number as a
+     * decimal string. Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
+     *
+     * <p>Writes two big-endian binary files for the harness, which computes the expected results and latencies
+     * from them itself: PRODUCED, one {@code int key, int ts - start, int sent - start} per record in sequence
+     * order (sent = the wall time just before {@code send}); RESULTS, one {@code int key, long a, long b,
+     * int consumed - start} per result, where a, b = window start ms and count for {@code key@start -> count}
+     * results, and seq, -1 for {@code key -> seq} results. Prints {@code ACKED <wall ms> <records>} every 100 ms
+     * (records the broker has acknowledged: the input's end offsets summed) and, at the end, one line
+     * {@code RESULT {...}} with the start time (ms) and the counts.
+     */
+    static void paced(String bootstrap, String in, String out, int partitions, long rate, int keys, int disorderMs,
+                      long produceS, long drainS, String producedPath, String resultsPath) throws Exception {
+        Properties c = resultsConsumer(bootstrap, out);
+        Properties p = producer(bootstrap, StringSerializer.class);
+
+        AtomicLong acked = new AtomicLong(), sent = new AtomicLong();
+        AtomicBoolean producing = new AtomicBoolean(true);
+        long results = 0, start;
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c);
+             DataOutputStream res = new DataOutputStream(new BufferedOutputStream(
+                 new FileOutputStream(resultsPath), 1 << 20))) {
+            consumer.subscribe(List.of(out));
+            consumer.poll(Duration.ofMillis(100)); // joins the group before the first result can exist
+            start = System.currentTimeMillis();
+            final long t0 = start;
+            Thread producer = new Thread(() -> {
+                try {
+                    produceAtRate(p, in, partitions, rate, keys, disorderMs, produceS * 1000, t0, producedPath,
+                        sent, acked);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                } finally {
+                    producing.set(false);
+                }
+            });
+            producer.start();
+            long nextReport = 0, drainUntil = Long.MAX_VALUE;
+            while (System.currentTimeMillis() < drainUntil) {
+                long now = System.currentTimeMillis();
+                if (now >= nextReport) {
+                    System.out.println("ACKED " + now + " " + acked.get());
+                    nextReport = now + 100;
+                }
+                if (!producing.get() && drainUntil == Long.MAX_VALUE) drainUntil = now + drainS * 1000;
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
+                    int consumed = (int) (System.currentTimeMillis() - start);
+                    String k = r.key();
+                    int at = k.indexOf('@');
+                    res.writeInt(Integer.parseInt(k, 1, at < 0 ? k.length() : at, 10));
+                    if (at < 0) {
+                        res.writeLong(Long.parseLong(r.value()));
+                        res.writeLong(-1);
+                    } else {
+                        res.writeLong(Long.parseLong(k, at + 1, k.length(), 10));
+                        res.writeLong(Long.parseLong(r.value()));
+                    }
+                    res.writeInt(consumed);
+                    results++;
+                }
+            }
+            producer.join();
+        }
+        System.out.println("RESULT {\"start_ms\": " + start + ", \"sent\": " + sent.get() + ", \"acked\": "
+            + acked.get() + ", \"results\": " + results + "}");
+    }
+
+    static void produceAtRate(Properties p, String topic, int partitions, long rate, int keys, int disorderMs,
+                              long produceMs, long start, String producedPath, AtomicLong sent, AtomicLong acked)
+        throws IOException {
+        SplittableRandom random = new SplittableRandom(42);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p);
+             DataOutputStream log = new DataOutputStream(new BufferedOutputStream(
+                 new FileOutputStream(producedPath), 1 << 20))) {
+            String[] names = new String[keys];
+            for (int k = 0; k < keys; k++) names[k] = String.format("k%07d", k);
+            long seq = 0;
+            while (true) {
+                long now = System.currentTimeMillis(), elapsed = now - start;
+                if (elapsed >= produceMs) break;
+                long due = rate * elapsed / 1000;
+                while (seq < due) {
+                    int key = random.nextInt(keys);
+                    long at = System.currentTimeMillis();
+                    long ts = at - (disorderMs > 0 ? random.nextInt(disorderMs) : 0);
+                    log.writeInt(key);
+                    log.writeInt((int) (ts - start));
+                    log.writeInt((int) (at - start));
+                    producer.send(new ProducerRecord<>(topic, key % partitions, ts, names[key],
+                        Long.toString(seq)), (m, e) -> {
+                            if (e == null) acked.incrementAndGet();
+                        });
+                    seq++;
+                    sent.set(seq);
+                }
+                long next = start + (elapsed / 10 + 1) * 10; // the next 10 ms slice
+                long sleep = next - System.currentTimeMillis();
+                if (sleep > 0) {
+                    try {
+                        Thread.sleep(sleep);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+            producer.flush();
         }
     }
 }

@@ -1,0 +1,443 @@
+"""Benchmark 11: Kafka Streams against spark-suppress under sustained load through a real broker.
+
+What users choosing between the two weigh once both run warm (benchmark 9, ``kafka_streams``, measures cold
+starts): the highest offered rate each keeps up with, and how long a window's final result takes. Two jobs, each
+as a Kafka Streams application (WindowedCountApp.java) and as a spark-submit job (spark_jobs/kafka_windowed_count.py):
+final results per key and 10-second tumbling window (``emitStrategy(onWindowClose())`` against
+``aggregate_windowed(on_window_close)``) and rate limiting (``suppress(untilTimeLimit(5 s, maxRecords(1000)
+.emitEarlyWhenFull()))`` on each key's updates, against spark-suppress's ``suppress``).
+
+A probe runs one system, started afresh on fresh topics of 2 partitions, with the driver (KafkaDriver ``paced``)
+offering a fixed rate: records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up,
+the measurement and a short tail, then consuming for a while without load. Lag = records in the input topic (the
+driver's acknowledged sends) - records the system has processed (Kafka Streams: a count at its source node;
+Spark: the input rows of the micro-batches that have ended), on a 1-second grid over the measurement. A rate is
+sustained if the lag's regression slope stays under 1% of the rate, the lag under 5 s of input, and the driver
+got at least 95% of the rate into the topic. The search doubles from the start rate until a rate is not sustained,
+then bisects. Final-result latency: per window and key, the wall time its result was consumed minus the time the
+record that closed the window on the key's partition was sent (Kafka's stream time is per partition;
+``checks.windowed_counts_reference``), over the windows closed during the measurement, at shares of the lower
+system's sustained rate; Spark with each trigger of the settings at the middle load, then the one with the lowest
+p50 at the others.
+
+Check (fails the run), on every probe: every final result equals the count computed from what was produced, none
+comes twice, and at a sustained rate every window closed during warm-up and measurement has come; rate limiting:
+every update out is one produced for that key, none twice, each key's in order (``checks``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import checks
+from . import kafka_streams as ks
+from .buffer_core import classpath, jar_version
+from .config import Sustained
+from .context import Context
+from .measure import log, target
+
+NAME = "kafka_sustained"
+PARTITIONS = ks.PARTITIONS
+SYSTEMS = ["kafka-streams", "spark-suppress"]
+JOBS = ["final_results", "rate_limit"]
+# The driver's files (KafkaDriver.paced): times relative to its start, big-endian.
+PRODUCED = np.dtype([("key", ">i4"), ("ts", ">i4"), ("sent", ">i4")])
+RESULTS = np.dtype([("key", ">i4"), ("a", ">i8"), ("b", ">i8"), ("consumed", ">i4")])
+
+
+@dataclass
+class Env:
+    root: str
+    cp: str
+    jars: List[str]
+    bootstrap: str
+    work: str
+    sus: Sustained
+    window_ms: int
+    prefix: List[str]  # taskset for the system under test, or nothing
+    probes: int = 0
+
+
+def _pin() -> Tuple[List[str], Dict[str, Any], Optional[set]]:
+    """On 4 cores or more: the system under test on the first two, this process (and so the broker and the driver,
+    which it starts) on the others. On fewer, nothing is pinned and everything shares the cores."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 4:
+        return [], {"pinned": False, "cores": len(cores)}, None
+    system, rest = cores[:2], cores[2:]
+    before = set(cores)
+    os.sched_setaffinity(0, rest)
+    cpus = ",".join(map(str, system))
+    return ["taskset", "-c", cpus], {"pinned": True, "system_cores": system, "other_cores": rest}, before
+
+
+def _system_args(system: str, job: str, trigger: str, sus: Sustained) -> List[str]:
+    rate_limit = ["rate_limit", str(sus.time_limit_ms), str(sus.max_records)] if job == "rate_limit" else []
+    if system == "kafka-streams":
+        return rate_limit or ["count"]
+    return [trigger, *rate_limit]
+
+
+def _iso_ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def positions(log_path: str, system: str) -> List[Tuple[int, int]]:
+    """(wall ms, records processed by then) from a system's log: Kafka Streams' ``POSITION`` lines; for Spark,
+    the end of each micro-batch (its start plus ``triggerExecution``) with the input rows of the batches so far."""
+    out: List[Tuple[int, int]] = []
+    total = 0
+    with open(log_path, errors="replace") as fh:
+        for line in fh:
+            if system == "kafka-streams" and line.startswith("POSITION "):
+                _, ms, n = line.split()
+                out.append((int(ms), int(n)))
+            elif system != "kafka-streams" and line.startswith("PROGRESS "):
+                p = json.loads(line[len("PROGRESS ") :])
+                total += p["numInputRows"]
+                out.append((_iso_ms(p["timestamp"]) + p["durationMs"].get("triggerExecution", 0), total))
+    return sorted(out)
+
+
+def _step(samples: Sequence[Tuple[int, int]], at: np.ndarray) -> np.ndarray:
+    """The value of a step function (the last sample at or before each time; 0 before the first)."""
+    if not samples:
+        return np.zeros(len(at), dtype=np.int64)
+    times = np.array([t for t, _ in samples], dtype=np.int64)
+    values = np.array([v for _, v in samples], dtype=np.int64)
+    i = np.searchsorted(times, at, side="right") - 1
+    return np.where(i >= 0, values[np.maximum(i, 0)], 0)
+
+
+def lag_verdict(
+    acked: Sequence[Tuple[int, int]],
+    processed: Sequence[Tuple[int, int]],
+    t_from: int,
+    t_to: int,
+    rate: float,
+    sus: Sustained,
+) -> Dict[str, Any]:
+    """Lag on a 1-second grid over [t_from, t_to] (wall ms) and whether it stayed bounded at this rate."""
+    grid = np.arange(t_from, t_to + 1, 1000, dtype=np.int64)
+    in_topic, done = _step(acked, grid), _step(processed, grid)
+    lag = in_topic - done
+    seconds = (grid - grid[0]) / 1000
+    slope = float(np.polyfit(seconds, lag, 1)[0]) if len(grid) > 1 else 0.0
+    offered = (in_topic[-1] - in_topic[0]) / max(seconds[-1], 1e-9)
+    reasons = []
+    if slope >= sus.max_lag_slope * rate:
+        reasons.append(f"lag grew {slope:,.0f} records/s (limit {sus.max_lag_slope * rate:,.0f})")
+    if lag.max() > sus.max_lag_seconds * rate:
+        reasons.append(f"lag reached {lag.max():,} records (limit {sus.max_lag_seconds * rate:,.0f})")
+    if offered < sus.min_offered_share * rate:
+        reasons.append(f"the driver got only {offered:,.0f} records/s into the topic")
+    return {
+        "offered_records_per_s": round(float(offered), 1),
+        "processed_records_per_s": round(float((done[-1] - done[0]) / max(seconds[-1], 1e-9)), 1),
+        "lag_max": int(lag.max()),
+        "lag_mean": round(float(lag.mean()), 1),
+        "lag_slope_per_s": round(slope, 1),
+        "lag_series": lag.tolist(),
+        "sustained": not reasons,
+        "not_sustained_because": reasons,
+    }
+
+
+def latency(
+    reference: Dict[Tuple[int, int], Tuple[int, Optional[int]]],
+    results: np.ndarray,
+    t_from: int,
+    t_to: int,
+) -> Dict[str, Any]:
+    """Per final result whose window was closed by a record sent in [t_from, t_to] (ms from the driver's start):
+    consumed - that record's send time, as p50, p99 and max in ms."""
+    values = []
+    for key, start, consumed in zip(results["key"].tolist(), results["a"].tolist(), results["consumed"].tolist()):
+        closed = reference.get((key, start), (0, None))[1]
+        if closed is not None and t_from <= closed <= t_to:
+            values.append(consumed - closed)
+    if not values:
+        return {"windows": 0, "p50_ms": None, "p99_ms": None, "max_ms": None}
+    v = np.array(values)
+    return {
+        "windows": len(values),
+        "p50_ms": round(float(np.percentile(v, 50)), 1),
+        "p99_ms": round(float(np.percentile(v, 99)), 1),
+        "max_ms": int(v.max()),
+    }
+
+
+def _wait_started(process: subprocess.Popen, log_path: str, seconds: int = 300) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"exited with {process.returncode}:\n{open(log_path).read()[-3000:]}")
+        with open(log_path, errors="replace") as fh:
+            if any(line.startswith("STARTED ") for line in fh):
+                return
+        time.sleep(0.5)
+    raise RuntimeError(f"did not start within {seconds} s:\n{open(log_path).read()[-3000:]}")
+
+
+def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", latency_run: bool = False):
+    """One system at one offered rate: its lag, its check and (final results) its latencies."""
+    sus = env.sus
+    env.probes += 1
+    run_dir = os.path.join(env.work, f"{env.probes:03d}-{system}-{job}-{rate}")
+    os.makedirs(run_dir)
+    topic_in, topic_out = f"in-{env.probes}", f"out-{env.probes}"
+    driver = ks._java() + ["-cp", env.cp, "io.github.sparksuppress.bench.kafka.KafkaDriver"]
+    made = subprocess.run(
+        driver + ["topics", env.bootstrap, str(PARTITIONS), topic_in, topic_out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if made.returncode != 0:
+        raise RuntimeError(f"creating topics failed:\n{made.stdout[-2000:]}{made.stderr[-2000:]}")
+    process = ks._start(
+        system,
+        env.root,
+        env.cp,
+        env.jars,
+        env.bootstrap,
+        topic_in,
+        topic_out,
+        run_dir,
+        env.window_ms,
+        False,
+        extra=_system_args(system, job, trigger, sus),
+        prefix=env.prefix,
+    )
+    system_log = os.path.join(run_dir, f"{system}.log")
+    produced_path, results_path = os.path.join(run_dir, "produced.bin"), os.path.join(run_dir, "results.bin")
+    produce_s = sus.warmup_s + sus.measure_s + sus.tail_s
+    try:
+        _wait_started(process, system_log)
+        stdout, returncode = ks._drive(
+            driver
+            + [
+                "paced",
+                env.bootstrap,
+                topic_in,
+                topic_out,
+                str(PARTITIONS),
+                str(rate),
+                str(sus.keys),
+                str(sus.disorder_ms),
+                str(produce_s),
+                str(sus.drain_s),
+                produced_path,
+                results_path,
+            ],
+            process,
+            run_dir,
+            system,
+        )
+    finally:
+        ks._stop(process)
+    lines = [s for s in stdout.splitlines() if s.startswith("RESULT ")]
+    if returncode != 0 or not lines:
+        raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
+    driven = json.loads(lines[-1][len("RESULT ") :])
+    start = driven["start_ms"]
+    acked = [(int(a), int(b)) for _, a, b in (s.split() for s in stdout.splitlines() if s.startswith("ACKED "))]
+    measure_from, measure_to = sus.warmup_s * 1000, (sus.warmup_s + sus.measure_s) * 1000
+    out: Dict[str, Any] = {"system": system, "job": job, "rate": rate, "trigger": trigger}
+    out.update(lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus))
+    produced = np.fromfile(produced_path, dtype=PRODUCED)
+    results = np.fromfile(results_path, dtype=RESULTS)
+    # At a rate the system does not keep up with, results may still be on their way when the driver stops.
+    complete_by = measure_to if (out["sustained"] or latency_run) else None
+    if job == "final_results":
+        reference = checks.windowed_counts_reference(
+            produced["key"],
+            produced["ts"].astype(np.int64) + start,
+            produced["sent"],
+            PARTITIONS,
+            env.window_ms,
+            sus.grace_ms,
+        )
+        # The reference's window starts are absolute; the results' too. Close times are relative, as consumed.
+        out["check"] = checks.check_streamed_final_results(
+            reference, zip(results["key"].tolist(), results["a"].tolist(), results["b"].tolist()), complete_by
+        )
+        out["latency"] = latency(reference, results, measure_from, measure_to)
+    else:
+        out["check"] = checks.check_streamed_updates(
+            produced["key"], zip(results["key"].tolist(), results["a"].tolist())
+        )
+    out["produced"], out["results"] = int(len(produced)), int(len(results))
+    # When the system's processing began, relative to the load: a slow start shows in the warm-up's lag.
+    moved = [t for t, n in positions(system_log, system) if n > 0]
+    out["first_processed_s"] = round((moved[0] - start) / 1000, 2) if moved else None
+    if system == "spark-suppress":
+        out["micro_batches"] = sum(1 for line in open(system_log, errors="replace") if line.startswith("PROGRESS "))
+    lat = out.get("latency") or {}
+    log(
+        f"{system} {job} at {rate:,}/s (trigger {trigger}): "
+        + ("sustained" if out["sustained"] else "not sustained: " + "; ".join(out["not_sustained_because"]))
+        + f"; lag max {out['lag_max']:,}, slope {out['lag_slope_per_s']:,}/s"
+        + (f"; latency p50 {lat['p50_ms']} ms p99 {lat['p99_ms']} ms" if lat.get("windows") else "")
+        + f"; check {'ok' if out['check']['ok'] else 'FAILED'}"
+    )
+    if out["check"]["ok"] and not os.environ.get("BENCH_KEEP_RUNS"):  # a failed probe's files stay for a look
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return out
+
+
+def search(run: Callable[[int], Dict[str, Any]], sus: Sustained) -> Tuple[int, List[Dict[str, Any]]]:
+    """The highest sustained rate found: double from the start rate until one is not sustained, then bisect until
+    the bounds are within the precision or the probes run out. 0 if none was sustained."""
+    low: Optional[int] = None
+    high: Optional[int] = None
+    rate, probes = sus.start_rate, []
+    for _ in range(sus.max_probes):
+        probes.append(run(rate))
+        if probes[-1]["sustained"]:
+            low = rate
+        else:
+            high = rate
+        if low is not None and high is not None and (high - low) / low <= sus.precision:
+            break
+        if high is None:
+            rate *= 2
+        elif low is None:
+            rate = max(1, rate // 2)
+        else:
+            rate = (low + high) // 2
+    return low or 0, probes
+
+
+def design_seconds(sus: Sustained, start_up_s: int = 15) -> int:
+    """How long a run takes by design: every probe's load, tail and drain plus a start-up each, with the most
+    probes the search allows per system and job, and the latency runs."""
+    probe_s = sus.warmup_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
+    latency_runs = len(sus.latency_loads) + len(sus.spark_triggers) + len(sus.latency_loads) - 1
+    return probe_s * (sus.max_probes * len(SYSTEMS) * len(JOBS) + latency_runs)
+
+
+def run(ctx: Context, root: str) -> Dict[str, Any]:
+    sus = ctx.settings.kafka_sustained
+    local_kafka = ks._local_kafka(root)
+    cp = classpath(root, os.path.dirname(ctx.data_dir))
+    jars = ks.spark_jars(root)
+    work = ctx.scratch(NAME)
+    shutil.rmtree(work, ignore_errors=True)
+    prefix, pinning, restore = _pin()
+    systems: List[Dict[str, Any]] = []
+    latencies: List[Dict[str, Any]] = []
+    notes = []
+    if ctx.settings.mode != "full":
+        notes.append("quick run: each phase a few seconds at small rates, a smoke test; not to be published")
+    if not pinning["pinned"]:
+        notes.append(
+            f"{pinning['cores']} cores: nothing pinned; the broker and the driver share the cores with the system "
+            "under test, which lowers every figure"
+        )
+    try:
+        with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
+            env = Env(root, cp, jars, bootstrap, work, sus, ctx.settings.window_ms, prefix)
+            sustained: Dict[Tuple[str, str], int] = {}
+            for job in JOBS:
+                for system in SYSTEMS:
+                    rate, probes = search(lambda r, s=system, j=job: probe(env, s, j, r), sus)
+                    sustained[(system, job)] = rate
+                    systems.append(
+                        {
+                            "system": system,
+                            "job": job,
+                            "role": "anchor" if system == "kafka-streams" else "library",
+                            "sustained_records_per_s": rate,
+                            "probes": probes,
+                        }
+                    )
+                    log(f"{system} {job}: sustained {rate:,} records/s ({len(probes)} probes)")
+            lower = min(sustained[(s, "final_results")] for s in SYSTEMS)
+            if not lower and ctx.settings.mode != "full":
+                # A smoke run still runs the latency phase, at the lowest rate probed.
+                lower = min(p["rate"] for s in systems if s["job"] == "final_results" for p in s["probes"])
+                notes.append(
+                    f"a system sustained none of the rates probed: the latency runs are at shares of {lower:,} "
+                    "records/s, the lowest rate probed"
+                )
+            if lower:
+                middle = sorted(sus.latency_loads)[len(sus.latency_loads) // 2]
+                at = {share: max(1, int(lower * share)) for share in sus.latency_loads}
+                tried = [
+                    probe(env, "spark-suppress", "final_results", at[middle], t, latency_run=True)
+                    for t in sus.spark_triggers
+                ]
+                best = min(tried, key=lambda r: (r["latency"]["p50_ms"] is None, r["latency"]["p50_ms"] or 0))
+                for share in sus.latency_loads:
+                    for system in SYSTEMS:
+                        if system == "spark-suppress" and share == middle:
+                            r = best
+                        else:
+                            trigger = best["trigger"] if system == "spark-suppress" else "default"
+                            r = probe(env, system, "final_results", at[share], trigger, latency_run=True)
+                        latencies.append({"load_share": share, **r})
+                latencies += [{"load_share": middle, "trigger_trial": True, **r} for r in tried if r is not best]
+            else:
+                notes.append("no latency runs: a system sustained none of the rates probed")
+    finally:
+        if restore:
+            os.sched_setaffinity(0, restore)
+    every = [p for s in systems for p in s["probes"]] + latencies
+    failed = [
+        {"system": p["system"], "job": p["job"], "rate": p["rate"], "trigger": p["trigger"], "check": p["check"]}
+        for p in every
+        if not p["check"]["ok"]
+    ]
+    by = {(s["system"], s["job"]): s["sustained_records_per_s"] for s in systems}
+    targets = []
+    for job in JOBS:
+        if by.get(("kafka-streams", job)):
+            targets.append(
+                target(
+                    f"sustained records/s over Kafka Streams' on the same cores ({job})",
+                    by[("spark-suppress", job)] / by[("kafka-streams", job)],
+                    ">=",
+                    1.5,
+                    "x",
+                )
+            )
+    half = [
+        r
+        for r in latencies
+        if r["load_share"] == 0.5 and r["system"] == "spark-suppress" and not r.get("trigger_trial")
+    ]
+    if half and half[0]["latency"]["p99_ms"] is not None:
+        targets.append(
+            target("final-result latency p99 at 50% load", half[0]["latency"]["p99_ms"] / 1000, "<=", 1.0, "s")
+        )
+    return {
+        "title": "Kafka under sustained load: Kafka Streams vs spark-suppress",
+        "params": {
+            "partitions": PARTITIONS,
+            "stream_threads": PARTITIONS,
+            "spark_master": "local[2]",
+            "window_ms": ctx.settings.window_ms,
+            **{k: (list(v) if isinstance(v, tuple) else v) for k, v in sus.__dict__.items()},
+            "design_seconds": design_seconds(sus),
+            "broker": "Apache Kafka, KRaft, one node, loopback (reliability/local_kafka.py)",
+            **pinning,
+        },
+        "versions": {"kafka-streams": jar_version(cp, "kafka-streams")},
+        "systems": systems,
+        "latency": latencies,
+        "spark_trigger": next((r["trigger"] for r in half), None),
+        "check": {"ok": not failed, "runs": len(every), "failed": failed},
+        "targets": targets,
+        "notes": notes,
+    }
