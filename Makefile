@@ -37,7 +37,8 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars lint test test-cluster-faults reliability-sinks conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+
+.PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -81,6 +82,12 @@ jars:
 lint:
 	$(MAKE) --no-print-directory venv SPARK=4.3 SCALA=2.13
 	.venv/bin/python tests/lint.py
+
+# Applies the formatters make lint checks: ruff on Python, scalafmt on Scala.
+format:
+	$(MAKE) --no-print-directory venv SPARK=4.3 SCALA=2.13
+	.venv/bin/python -m ruff format .
+	build/sbt spark43_213/scalafmtAll spark35_212/scalafmtAll bench/scalafmtAll
 
 test-jvm: $(if $(filter -,$(PYSPARK_VERSION)),,venv)
 	$(SBT) $(PROJECT)/test

@@ -32,30 +32,39 @@ object SparkSuppressRelations {
       val m = message(any, "Suppress", Suppress.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient(m.getClientVersion)
       Some(logical(PythonFacade.suppress(frame(planner, m.getInput, "Suppress.input"), m.getSpecJson)))
-    } else if (any.is(classOf[AggregateWindowed])) ConnectSupport.nested("AggregateWindowed") {
+    }
+    else if (any.is(classOf[AggregateWindowed])) ConnectSupport.nested("AggregateWindowed") {
       val m = message(any, "AggregateWindowed", AggregateWindowed.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient(m.getClientVersion)
       val input = frame(planner, m.getInput, "AggregateWindowed.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "AggregateWindowed.aggregations")).asJava
       Some(logical(PythonFacade.aggregateWindowed(input, m.getSpecJson, aggregations)))
-    } else if (any.is(classOf[Aggregate])) ConnectSupport.nested("Aggregate") {
+    }
+    else if (any.is(classOf[Aggregate])) ConnectSupport.nested("Aggregate") {
       val m = message(any, "Aggregate", Aggregate.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient(m.getClientVersion)
       val input = frame(planner, m.getInput, "Aggregate.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "Aggregate.aggregations")).asJava
       Some(logical(PythonFacade.aggregate(input, m.getSpecJson, aggregations)))
-    } else if (any.is(classOf[JoinVersioned])) ConnectSupport.nested("JoinVersioned") {
+    }
+    else if (any.is(classOf[JoinVersioned])) ConnectSupport.nested("JoinVersioned") {
       val m = message(any, "JoinVersioned", JoinVersioned.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient(m.getClientVersion)
       val initial = if (m.getInitialVersions.isEmpty) null
-        else frame(planner, m.getInitialVersions, "JoinVersioned.initial_versions")
-      Some(logical(PythonFacade.joinVersioned(frame(planner, m.getStream, "JoinVersioned.stream"),
-        frame(planner, m.getTable, "JoinVersioned.table"), initial, m.getSpecJson)))
-    } else if (any.is(classOf[Metrics])) ConnectSupport.nested("Metrics") {
+      else frame(planner, m.getInitialVersions, "JoinVersioned.initial_versions")
+      Some(logical(PythonFacade.joinVersioned(
+        frame(planner, m.getStream, "JoinVersioned.stream"),
+        frame(planner, m.getTable, "JoinVersioned.table"),
+        initial,
+        m.getSpecJson
+      )))
+    }
+    else if (any.is(classOf[Metrics])) ConnectSupport.nested("Metrics") {
       val m = message(any, "Metrics", Metrics.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient(m.getClientVersion)
       Some(ConnectSupport.metrics(planner, m.getObservationNamesList.asScala.toSeq))
-    } else None
+    }
+    else None
   }
 
   private def logical(df: DataFrame): LogicalPlan = df.queryExecution.logical
@@ -76,8 +85,10 @@ private[connect] object ConnectSupport {
       val client = if (clientVersion.length <= 40) clientVersion else clientVersion.take(40) + "…"
       throw new IllegalArgumentException(
         s"$VersionMismatchPrefix the Python package is version $client but the Spark Connect server runs the " +
-          s"spark-suppress jar version $server. Install the spark-suppress wheel of version $server on the client, or " +
-          s"start the server with the jar of version $client (--jars ${RuntimeCompatibility.jarName(client)}).")
+          s"spark-suppress jar version $server. " +
+          s"Install the spark-suppress wheel of version $server on the client, or " +
+          s"start the server with the jar of version $client (--jars ${RuntimeCompatibility.jarName(client)})."
+      )
     }
   }
 
@@ -101,30 +112,35 @@ private[connect] object ConnectSupport {
     if (d >= MaxNesting) {
       throw new IllegalArgumentException(
         s"spark-suppress: the client's plan nests more than $MaxNesting spark-suppress operators in one another (at " +
-          s"a $kind message). No chain of operators is that deep: the client's plan is malformed.")
+          s"a $kind message). No chain of operators is that deep: the client's plan is malformed."
+      )
     }
     depth.set(d + 1)
     try {
       if (d > 0) body
-      else try body catch {
-        case _: StackOverflowError =>
-          throw new IllegalArgumentException(
-            s"spark-suppress: the client's plan is nested too deeply for the server to translate (a $kind message " +
-              "whose inputs overflowed the planner's stack). Build the query in fewer nested steps.")
-      }
+      else
+        try body
+        catch {
+          case _: StackOverflowError =>
+            throw new IllegalArgumentException(
+              s"spark-suppress: the client's plan is nested too deeply for the server to translate (a $kind message " +
+                "whose inputs overflowed the planner's stack). Build the query in fewer nested steps."
+            )
+        }
     } finally depth.set(d)
   }
 
   private val RecursionLimitSetting = "spark.connect.grpc.marshallerRecursionLimit"
 
   /**
-   * A message of ours or of Spark's from the client's bytes, as Spark parses the request itself: to the nesting
-   * depth Spark's Connect server allows (its default parser would stop at 100 levels, which an ordinary plan of
-   * fifty `withColumn`s passes), and aliasing the bytes fields rather than copying them, so that nested messages
-   * cost no memory per level. A parse error names the field.
+   * A message of ours or of Spark's from the client's bytes, as Spark parses the request itself: to the nesting depth
+   * Spark's Connect server allows (its default parser would stop at 100 levels, which an ordinary plan of fifty
+   * `withColumn`s passes), and aliasing the bytes fields rather than copying them, so that nested messages cost no
+   * memory per level. A parse error names the field.
    */
   private def parse[T](planner: SparkConnectPlanner, bytes: ByteString, what: String)(
-      parser: CodedInputStream => T): T = {
+      parser: CodedInputStream => T
+  ): T = {
     val in = bytes.newCodedInput()
     in.enableAliasing(true)
     in.setRecursionLimit(session(planner).sparkContext.getConf.getInt(RecursionLimitSetting, 1024))
@@ -133,7 +149,8 @@ private[connect] object ConnectSupport {
       case e: InvalidProtocolBufferException =>
         throw new IllegalArgumentException(
           s"spark-suppress: the client's $what is not a valid protobuf message (${e.getMessage}). The spark_suppress " +
-            "Python package of the server jar's release writes these messages; the bytes were damaged or forged.")
+            "Python package of the server jar's release writes these messages; the bytes were damaged or forged."
+        )
     }
   }
 
@@ -147,7 +164,8 @@ private[connect] object ConnectSupport {
         throw new IllegalArgumentException(
           s"spark-suppress: the client's $kind message is not a valid protobuf message (${e.getMessage}). The " +
             "spark_suppress Python package of the server jar's release writes these messages; the bytes were " +
-            "damaged or forged.")
+            "damaged or forged."
+        )
     }
   }
 
@@ -175,13 +193,15 @@ private[connect] object ConnectSupport {
       case e: org.apache.spark.sql.AnalysisException => throw e
       case scala.util.control.NonFatal(e) =>
         throw new IllegalArgumentException(
-          s"spark-suppress: the client's $what is not a plan Spark's Connect planner can build: ${e.getMessage}", e)
+          s"spark-suppress: the client's $what is not a plan Spark's Connect planner can build: ${e.getMessage}",
+          e
+        )
     }
 
   /**
    * The metrics document of PythonFacade.metrics for the operators observed under `observationNames`: a Connect
-   * client cannot hand over the query object, so it names what the query's progress reports observed. Only the
-   * asking session's operators answer: the server is shared by other users' sessions.
+   * client cannot hand over the query object, so it names what the query's progress reports observed. Only the asking
+   * session's operators answer: the server is shared by other users' sessions.
    */
   def metrics(planner: SparkConnectPlanner, observationNames: Seq[String]): LogicalPlan = {
     val json = PythonFacade.metricsOfObservations(session(planner), observationNames.asJava)
@@ -191,7 +211,8 @@ private[connect] object ConnectSupport {
 
   def column(planner: SparkConnectPlanner, expression: ByteString, field: String): Column = {
     val parsed = parse(planner, expression, s"$field (a spark.connect.Expression)")(
-      sparkproto.Expression.parseFrom(_: CodedInputStream))
+      sparkproto.Expression.parseFrom(_: CodedInputStream)
+    )
     ExpressionColumns.column(fromSpark(s"$field (a spark.connect.Expression)")(planner.transformExpression(parsed)))
   }
 }

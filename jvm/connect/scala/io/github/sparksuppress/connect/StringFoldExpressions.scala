@@ -11,8 +11,8 @@ import io.github.sparksuppress.python.PythonFacade
 /**
  * `ss.string_fold` on Spark Connect, behind the expression plugin each Spark line's shim declares
  * ([[StringFoldExpressionPlugin]]; register it with
- * `spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin`).
- * The operators need only the relation plugin; this one is for the string-fold aggregate (Kafka's test aggregation).
+ * `spark.connect.extensions.expression.classes=io.github.sparksuppress.connect.StringFoldExpressionPlugin`). The
+ * operators need only the relation plugin; this one is for the string-fold aggregate (Kafka's test aggregation).
  */
 object StringFoldExpressions {
 

@@ -8,7 +8,9 @@ object RuntimeCompatibility {
   private lazy val buildInfo: Properties = {
     val p = new Properties()
     val in = getClass.getResourceAsStream("/io/github/sparksuppress/build-info.properties")
-    if (in != null) try p.load(in) finally in.close()
+    if (in != null)
+      try p.load(in)
+      finally in.close()
     p
   }
 
@@ -26,9 +28,9 @@ object RuntimeCompatibility {
   def runtimeScalaVersion: String = scala.util.Properties.versionNumberString
 
   /**
-   * Why a runtime with these Spark and Scala versions cannot run this jar, or None when it can: the Spark and
-   * Scala minor versions must be those the jar was built for (Spark's internal APIs and Scala's binary
-   * interface change between minor versions).
+   * Why a runtime with these Spark and Scala versions cannot run this jar, or None when it can: the Spark and Scala
+   * minor versions must be those the jar was built for (Spark's internal APIs and Scala's binary interface change
+   * between minor versions).
    */
   def incompatibility(sparkVersion: String, scalaVersion: String): Option[String] =
     if (minor(sparkVersion) == minor(builtForSpark) && minor(scalaVersion) == minor(builtForScala)) None
@@ -36,7 +38,8 @@ object RuntimeCompatibility {
       s"spark-suppress $libraryVersion was built for Spark ${minor(builtForSpark)}.x on Scala " +
         s"${minor(builtForScala)}, but this JVM runs Spark $sparkVersion on Scala $scalaVersion. Use a Spark " +
         s"${minor(builtForSpark)}.x (Scala ${minor(builtForScala)}) runtime, or a spark-suppress build made " +
-        "for your Spark version.")
+        "for your Spark version."
+    )
 
   def check(): Unit =
     incompatibility(runtimeSparkVersion, runtimeScalaVersion).foreach(m => throw new IllegalStateException(m))

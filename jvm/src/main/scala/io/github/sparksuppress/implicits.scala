@@ -7,6 +7,7 @@ import io.github.sparksuppress.api.{Suppress, Suppressed}
 /** Optional syntax: `import io.github.sparksuppress.implicits._` and then `df.suppress(...)`. */
 object implicits {
   implicit final class SuppressSyntax(private val df: DataFrame) extends AnyVal {
+
     /** `df.transform(Suppress(key, timestamp, suppressed))`. */
     def suppress(key: Seq[String], timestamp: String, suppressed: Suppressed): DataFrame =
       Suppress(key, timestamp, suppressed)(df)

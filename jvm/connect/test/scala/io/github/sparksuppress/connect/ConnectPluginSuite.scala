@@ -10,7 +10,9 @@ import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString}
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.connect.proto.{Connect, StringFold, Suppress}
 
-/** The plugins' handling of messages that never reach the planner (the rest runs end to end in tests/test_connect.py). */
+/**
+ * The plugins' handling of messages that never reach the planner (the rest runs end to end in tests/test_connect.py).
+ */
 class ConnectPluginSuite extends AnyFunSuite {
 
   test("another plugin's extension passes through both plugins untouched") {
@@ -24,7 +26,10 @@ class ConnectPluginSuite extends AnyFunSuite {
     val message = Suppress.newBuilder().setInput(ByteString.EMPTY).setSpecJson("{}").setClientVersion("9.9.9").build()
     val e = intercept[IllegalArgumentException](SparkSuppressRelations.transform(ProtoAny.pack(message), null))
     assert(e.getMessage.startsWith(ConnectSupport.VersionMismatchPrefix))
-    assert(e.getMessage.contains(s"the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version ${RuntimeCompatibility.libraryVersion}"))
+    assert(e.getMessage.contains(
+      s"the Python package is version 9.9.9 but the Spark Connect server runs the spark-suppress jar version " +
+        s"${RuntimeCompatibility.libraryVersion}"
+    ))
     def minor(v: String) = v.split('.').take(2).mkString(".")
     val line = s"${minor(org.apache.spark.SPARK_VERSION)}_${minor(scala.util.Properties.versionNumberString)}"
     assert(e.getMessage.contains(s"--jars spark-suppress_$line-9.9.9.jar"), e.getMessage)
@@ -52,13 +57,23 @@ class ConnectPluginSuite extends AnyFunSuite {
     // the server's. A field added to connect.proto fails here until it is reviewed the same way.
     val reviewed = Map(
       "Suppress" -> Seq("input: BYTES", "spec_json: STRING", "client_version: STRING"),
-      "AggregateWindowed" -> Seq("input: BYTES", "repeated aggregations: BYTES", "spec_json: STRING",
-        "client_version: STRING"),
+      "AggregateWindowed" -> Seq(
+        "input: BYTES",
+        "repeated aggregations: BYTES",
+        "spec_json: STRING",
+        "client_version: STRING"
+      ),
       "Aggregate" -> Seq("input: BYTES", "repeated aggregations: BYTES", "spec_json: STRING", "client_version: STRING"),
-      "JoinVersioned" -> Seq("stream: BYTES", "table: BYTES", "initial_versions: BYTES", "spec_json: STRING",
-        "client_version: STRING"),
+      "JoinVersioned" -> Seq(
+        "stream: BYTES",
+        "table: BYTES",
+        "initial_versions: BYTES",
+        "spec_json: STRING",
+        "client_version: STRING"
+      ),
       "StringFold" -> Seq("column: BYTES", "initial: STRING", "separator: STRING"),
-      "Metrics" -> Seq("repeated observation_names: STRING", "client_version: STRING"))
+      "Metrics" -> Seq("repeated observation_names: STRING", "client_version: STRING")
+    )
     val declared = Connect.getDescriptor.getMessageTypes.asScala.map { m =>
       m.getName -> m.getFields.asScala.map(f => s"${if (f.isRepeated) "repeated " else ""}${f.getName}: ${f.getType}")
         .toSeq

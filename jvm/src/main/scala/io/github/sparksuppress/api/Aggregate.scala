@@ -13,13 +13,15 @@ import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainSt
  *   events.transform(Aggregate(Seq("user"), "ts", Seq(count("*").as("n"), sum("amount").as("total"))))
  * }}}
  *
- * Every input row with a key updates its key's aggregate and emits it at once: one update row per input row
- * (the changelog of the table), with the key columns, one column per aggregate and the update's timestamp
- * (named as the input's event-time column): the larger of the row's and the aggregate's previous timestamp.
- * Follow it with [[Suppress]] (`untilTimeLimit`) in the same query to rate-limit the updates.
+ * Every input row with a key updates its key's aggregate and emits it at once: one update row per input row (the
+ * changelog of the table), with the key columns, one column per aggregate and the update's timestamp (named as the
+ * input's event-time column): the larger of the row's and the aggregate's previous timestamp. Follow it with
+ * [[Suppress]] (`untilTimeLimit`) in the same query to rate-limit the updates.
  *
- * @param aggregations Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last`
- * @param name         names the operator in errors
+ * @param aggregations
+ *   Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last`
+ * @param name
+ *   names the operator in errors
  */
 final case class Aggregate(key: Seq[String], timestamp: String, aggregations: Seq[Column], name: Option[String] = None)
     extends (DataFrame => DataFrame) {
@@ -34,11 +36,18 @@ final case class Aggregate(key: Seq[String], timestamp: String, aggregations: Se
 
   /** The operator in the adapter's terms. */
   private[sparksuppress] def request: KeyAggregateRequest =
-    KeyAggregateRequest(name.getOrElse(s"aggregate-${Aggregate.unnamed.incrementAndGet()}"), name, key, timestamp, aggregations)
+    KeyAggregateRequest(
+      name.getOrElse(s"aggregate-${Aggregate.unnamed.incrementAndGet()}"),
+      name,
+      key,
+      timestamp,
+      aggregations
+    )
 }
 
 object Aggregate {
   private val unnamed = new AtomicInteger()
 
-  def apply(key: String, timestamp: String, aggregations: Seq[Column]): Aggregate = Aggregate(Seq(key), timestamp, aggregations)
+  def apply(key: String, timestamp: String, aggregations: Seq[Column]): Aggregate =
+    Aggregate(Seq(key), timestamp, aggregations)
 }

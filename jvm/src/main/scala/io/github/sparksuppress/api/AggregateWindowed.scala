@@ -16,15 +16,17 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
  *     Seq(count("*").as("n"), sum("amount").as("total")), EmitStrategy.onWindowClose()))
  * }}}
  *
- * The input is a stream of records with key column(s) and an event-time column carrying a watermark. The
- * output has the key columns, a `window` struct (`start`, `end` timestamps, as Spark's `window()` gives), one
- * column per aggregate, the result's timestamp (named as the input's event-time column) and, for session
- * windows emitting updates, a boolean `retraction` column; and, under `withLateRecords(LateRecords.Emit)`, a boolean
- * `late` column (see [[withLateRecords]]).
+ * The input is a stream of records with key column(s) and an event-time column carrying a watermark. The output has
+ * the key columns, a `window` struct (`start`, `end` timestamps, as Spark's `window()` gives), one column per
+ * aggregate, the result's timestamp (named as the input's event-time column) and, for session windows emitting
+ * updates, a boolean `retraction` column; and, under `withLateRecords(LateRecords.Emit)`, a boolean `late` column
+ * (see [[withLateRecords]]).
  *
- * @param aggregations Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last` (aliased or
- *                     not), or a typed `Aggregator` as `functions.udaf(aggregator)(columns...)`
- * @param name         names the operator in metrics and errors, and guards its state in the checkpoint
+ * @param aggregations
+ *   Spark aggregate columns: `count`, `sum`, `min`, `max`, `avg`, `first`, `last` (aliased or not), or a typed
+ *   `Aggregator` as `functions.udaf(aggregator)(columns...)`
+ * @param name
+ *   names the operator in metrics and errors, and guards its state in the checkpoint
  */
 final case class AggregateWindowed(
     key: Seq[String],
@@ -34,8 +36,8 @@ final case class AggregateWindowed(
     emit: EmitStrategy = EmitStrategy.onWindowUpdate(),
     name: Option[String] = None,
     lateRecords: LateRecords = LateRecords.Drop,
-    idleTimeout: Option[Duration] = None)
-    extends (DataFrame => DataFrame) {
+    idleTimeout: Option[Duration] = None
+) extends (DataFrame => DataFrame) {
 
   def withEmitStrategy(emit: EmitStrategy): AggregateWindowed = copy(emit = emit)
 
@@ -43,10 +45,10 @@ final case class AggregateWindowed(
 
   /**
    * `LateRecords.Emit` (beyond Kafka): a record dropped because a window it belongs to has closed also leaves as a
-   * row with `late = true`: its key, the window it missed, the aggregates of that record alone and its own
-   * timestamp; one row per record and closed window, the records Kafka counts in `dropped-records-total` (a
-   * sliding window record that every window has passed by misses its own left window, `[ts - d, ts]`). Other
-   * rows have `late = false`. Records are then aggregated record by record (no combining before the shuffle).
+   * row with `late = true`: its key, the window it missed, the aggregates of that record alone and its own timestamp;
+   * one row per record and closed window, the records Kafka counts in `dropped-records-total` (a sliding window
+   * record that every window has passed by misses its own left window, `[ts - d, ts]`). Other rows have
+   * `late = false`. Records are then aggregated record by record (no combining before the shuffle).
    */
   def withLateRecords(lateRecords: LateRecords): AggregateWindowed = copy(lateRecords = lateRecords)
 
@@ -73,22 +75,42 @@ final case class AggregateWindowed(
     if (windows == null) {
       throw new IllegalArgumentException(
         s"$operator: windows must be TimeWindows, SlidingWindows or SessionWindows, e.g. " +
-          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1)).")
+          "TimeWindows.ofSizeAndGrace(Duration.ofMinutes(5), Duration.ofMinutes(1))."
+      )
     }
     if (emit == null) {
-      throw new IllegalArgumentException(s"$operator: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate().")
+      throw new IllegalArgumentException(
+        s"$operator: emit must be EmitStrategy.onWindowClose() or EmitStrategy.onWindowUpdate()."
+      )
     }
     if (lateRecords == null) {
-      throw new IllegalArgumentException(s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+      throw new IllegalArgumentException(
+        s"$operator: lateRecords must be LateRecords.Drop or LateRecords.Emit, not null."
+      )
     }
-    WindowAggregateRequest(operatorName, name, key, timestamp, windows.definition, emit.mode, aggregations,
-      emitLate = lateRecords == LateRecords.Emit, idleTimeoutMs = idleTimeout.map(Durations.idleTimeout))
+    WindowAggregateRequest(
+      operatorName,
+      name,
+      key,
+      timestamp,
+      windows.definition,
+      emit.mode,
+      aggregations,
+      emitLate = lateRecords == LateRecords.Emit,
+      idleTimeoutMs = idleTimeout.map(Durations.idleTimeout)
+    )
   }
 }
 
 object AggregateWindowed {
   private val unnamed = new AtomicInteger()
 
-  def apply(key: String, timestamp: String, windows: Windows, aggregations: Seq[Column], emit: EmitStrategy): AggregateWindowed =
+  def apply(
+      key: String,
+      timestamp: String,
+      windows: Windows,
+      aggregations: Seq[Column],
+      emit: EmitStrategy
+  ): AggregateWindowed =
     AggregateWindowed(Seq(key), timestamp, windows, aggregations, emit)
 }

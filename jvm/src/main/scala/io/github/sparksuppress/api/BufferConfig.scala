@@ -11,6 +11,7 @@ import io.github.sparksuppress.core.BufferFullStrategy
  * accepted by `Suppressed.untilWindowCloses`.
  */
 sealed trait BufferConfig extends Serializable {
+
   /** Bound on buffered keys; `Long.MaxValue` when unbounded. */
   def maxRecords: Long
 
@@ -45,8 +46,8 @@ sealed trait BufferConfig extends Serializable {
   def shutDownWhenFull(): StrictBufferConfig = StrictBufferConfig(maxRecords, maxBytes, spill = false, sizeModel)
 
   /**
-   * Keep the buffer in the RocksDB state store provider and never emit early: memory is then RocksDB's to
-   * manage and bounds are not enforced. The query refuses to start unless the session uses that provider.
+   * Keep the buffer in the RocksDB state store provider and never emit early: memory is then RocksDB's to manage and
+   * bounds are not enforced. The query refuses to start unless the session uses that provider.
    */
   def spillToDisk(): StrictBufferConfig = StrictBufferConfig(maxRecords, maxBytes, spill = true, sizeModel)
 
@@ -54,14 +55,18 @@ sealed trait BufferConfig extends Serializable {
 }
 
 object BufferConfig {
+
   /** No bound: every record stays until its time comes. */
-  def unbounded(): StrictBufferConfig = StrictBufferConfig(Long.MaxValue, Long.MaxValue, spill = false, EntrySizeModel.Kafka)
+  def unbounded(): StrictBufferConfig =
+    StrictBufferConfig(Long.MaxValue, Long.MaxValue, spill = false, EntrySizeModel.Kafka)
 
   /** At most `recordLimit` keys; emits early when full (use `shutDownWhenFull()` for strictness). */
-  def maxRecords(recordLimit: Long): EagerBufferConfig = EagerBufferConfig(Long.MaxValue, Long.MaxValue, EntrySizeModel.Kafka).withMaxRecords(recordLimit)
+  def maxRecords(recordLimit: Long): EagerBufferConfig =
+    EagerBufferConfig(Long.MaxValue, Long.MaxValue, EntrySizeModel.Kafka).withMaxRecords(recordLimit)
 
   /** At most `byteLimit` bytes; emits early when full (use `shutDownWhenFull()` for strictness). */
-  def maxBytes(byteLimit: Long): EagerBufferConfig = EagerBufferConfig(Long.MaxValue, Long.MaxValue, EntrySizeModel.Kafka).withMaxBytes(byteLimit)
+  def maxBytes(byteLimit: Long): EagerBufferConfig =
+    EagerBufferConfig(Long.MaxValue, Long.MaxValue, EntrySizeModel.Kafka).withMaxBytes(byteLimit)
 
   private[api] def checkModel(model: EntrySizeModel): EntrySizeModel = {
     if (model == null) throw new IllegalArgumentException("sizeModel must not be null; use EntrySizeModel.Kafka.")
@@ -87,7 +92,8 @@ final case class EagerBufferConfig private[api] (maxRecords: Long, maxBytes: Lon
   def withMaxBytes(byteLimit: Long): EagerBufferConfig =
     copy(maxBytes = BufferConfig.checkBound("maxBytes", byteLimit))
   def withSizeModel(model: EntrySizeModel): EagerBufferConfig = copy(sizeModel = BufferConfig.checkModel(model))
-  override def toString: String = s"BufferConfig(maxRecords=${fmt(maxRecords)}, maxBytes=${fmt(maxBytes)}, emitEarlyWhenFull)"
+  override def toString: String =
+    s"BufferConfig(maxRecords=${fmt(maxRecords)}, maxBytes=${fmt(maxBytes)}, emitEarlyWhenFull)"
   private def fmt(v: Long) = if (v == Long.MaxValue) "unbounded" else v.toString
 }
 
@@ -96,8 +102,8 @@ final case class StrictBufferConfig private[api] (
     maxRecords: Long,
     maxBytes: Long,
     private val spill: Boolean,
-    sizeModel: EntrySizeModel)
-    extends BufferConfig {
+    sizeModel: EntrySizeModel
+) extends BufferConfig {
   def bufferFullStrategy: BufferFullStrategy = BufferFullStrategy.ShutDown
   def spillsToDisk: Boolean = spill
   def withMaxRecords(recordLimit: Long): StrictBufferConfig =

@@ -8,9 +8,12 @@ private[sparksuppress] object Durations {
     if (d == null) throw new IllegalArgumentException(s"$parameter must not be null; pass a java.time.Duration.")
     if (d.isNegative || (!allowZero && d.isZero)) {
       val bound = if (allowZero) ">= 0" else "> 0"
-      throw new IllegalArgumentException(s"$parameter must be $bound, got $d; pass a ${if (allowZero) "non-negative" else "positive"} duration.")
+      throw new IllegalArgumentException(
+        s"$parameter must be $bound, got $d; pass a ${if (allowZero) "non-negative" else "positive"} duration."
+      )
     }
-    try d.toMillis catch { case _: ArithmeticException => Long.MaxValue }
+    try d.toMillis
+    catch { case _: ArithmeticException => Long.MaxValue }
   }
 
   /**
@@ -19,7 +22,8 @@ private[sparksuppress] object Durations {
    */
   def idleTimeout(d: Duration): Long = {
     val ms = millis("idleTimeout", d, allowZero = false)
-    if (ms == 0) throw new IllegalArgumentException(s"idleTimeout must be at least 1 millisecond, got $d; pass a longer duration.")
+    if (ms == 0)
+      throw new IllegalArgumentException(s"idleTimeout must be at least 1 millisecond, got $d; pass a longer duration.")
     ms
   }
 }

@@ -8,6 +8,7 @@ final case class EmitStrategy private (private[sparksuppress] val mode: EmitMode
 }
 
 object EmitStrategy {
+
   /** One final row per key and window, when the window closes; late records after that are dropped. */
   def onWindowClose(): EmitStrategy = EmitStrategy(EmitMode.OnWindowClose)
 

@@ -5,20 +5,21 @@ import java.time.Duration
 import io.github.sparksuppress.core.JoinType
 
 /**
- * How a stream is joined with a table, as Kafka's `Joined`: inner or left, an optional grace period for the
- * stream side, and an optional operator name (metrics, errors). Immutable: every `with...` returns a copy.
+ * How a stream is joined with a table, as Kafka's `Joined`: inner or left, an optional grace period for the stream
+ * side, and an optional operator name (metrics, errors). Immutable: every `with...` returns a copy.
  */
 final case class Joined private (
     joinType: JoinType,
     gracePeriod: Option[Duration],
     name: Option[String],
     watermarkRelease: Boolean = true,
-    idleTimeout: Option[Duration] = None) {
+    idleTimeout: Option[Duration] = None
+) {
 
   /**
-   * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the
-   * table version valid at their own timestamp. Needs a versioned table whose history retention is at least as
-   * long. With `Duration.ZERO` nothing waits; records older than the stream time are counted as late.
+   * Stream records wait up to `gracePeriod` (in stream time) for out-of-order table updates, then join with the table
+   * version valid at their own timestamp. Needs a versioned table whose history retention is at least as long. With
+   * `Duration.ZERO` nothing waits; records older than the stream time are counted as late.
    */
   def withGracePeriod(gracePeriod: Duration): Joined = {
     Durations.millis("gracePeriod", gracePeriod)
@@ -26,10 +27,10 @@ final case class Joined private (
   }
 
   /**
-   * Kafka's timing only: records waiting in the grace buffer leave only with later stream records of their shard.
-   * By default (beyond Kafka) a waiting record also leaves once the stream's watermark has passed its timestamp +
-   * grace and every stream record its shard has seen, so a shard that gets no more stream records does not keep
-   * its records; where Kafka would emit, its timing is the same either way (docs/join.md, "Release on watermark").
+   * Kafka's timing only: records waiting in the grace buffer leave only with later stream records of their shard. By
+   * default (beyond Kafka) a waiting record also leaves once the stream's watermark has passed its timestamp + grace
+   * and every stream record its shard has seen, so a shard that gets no more stream records does not keep its
+   * records; where Kafka would emit, its timing is the same either way (docs/join.md, "Release on watermark").
    */
   def withoutWatermarkRelease(): Joined = copy(watermarkRelease = false)
 
@@ -49,6 +50,7 @@ final case class Joined private (
 }
 
 object Joined {
+
   /** Emits a stream record only when the table has a value for its key (Kafka's `join`). */
   def inner(): Joined = Joined(JoinType.Inner, None, None)
 

@@ -3,8 +3,8 @@ package io.github.sparksuppress.api
 /**
  * What an operator does with a record that comes after its window has closed. Kafka drops it and counts it
  * ([[LateRecords.Drop]], the default); [[LateRecords.Emit]] goes beyond Kafka: the record leaves in the operator's
- * output, marked by a boolean `late` column (true for late rows, false for every other row), which the output
- * has only under this option.
+ * output, marked by a boolean `late` column (true for late rows, false for every other row), which the output has
+ * only under this option.
  */
 sealed abstract class LateRecords(val name: String) extends Serializable {
   override def toString: String = s"LateRecords.${name.capitalize}"
@@ -26,6 +26,7 @@ object LateRecords {
         s"lateRecords must be LateRecords.Drop (Kafka's behaviour: late records are dropped and counted) or " +
           s"LateRecords.Emit (they leave in the output, flagged in the column 'late'); got '$other'.",
         s"""late must be "drop" (Kafka's behaviour: late records are dropped and counted) or "emit" (they """ +
-          s"leave in the output, flagged in the column 'late'); got '$other'."))
+          s"leave in the output, flagged in the column 'late'); got '$other'."
+      ))
   }
 }

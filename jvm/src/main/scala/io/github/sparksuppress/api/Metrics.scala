@@ -7,9 +7,10 @@ import io.github.sparksuppress.spark.common.MetricsRegistry
 
 /** Kafka's metrics of this library's operators, read from the driver. */
 object Metrics {
+
   /**
-   * The metrics of the operators in `query`, by operator name (e.g. `suppression-emit-total`). A stopped query
-   * keeps the values it had when it terminated.
+   * The metrics of the operators in `query`, by operator name (e.g. `suppression-emit-total`). A stopped query keeps
+   * the values it had when it terminated.
    */
   def forQuery(query: StreamingQuery): Map[String, Map[String, Double]] = MetricsRegistry.forQuery(query)
 

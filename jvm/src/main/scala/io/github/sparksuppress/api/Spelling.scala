@@ -6,12 +6,12 @@ import scala.util.DynamicVariable
 import scala.util.matching.Regex
 
 /**
- * Validation messages in the caller's language. The rules and their messages live once, on the JVM, written in
- * the Scala API's spelling; a call that comes from Python runs inside [[forPython]], which rewrites the message of
- * any `IllegalArgumentException` it raises into the Python API's spelling: `untilWindowCloses` becomes
- * `until_window_closes`, `shutDownWhenFull()` becomes `shut_down_when_full()`, durations become `timedelta`s.
- * Quoted values (column names, user input), Spark settings and Spark's own camel-case methods are left as they are.
- * Where the two APIs differ by more than spelling, a message picks its words with [[choose]].
+ * Validation messages in the caller's language. The rules and their messages live once, on the JVM, written in the
+ * Scala API's spelling; a call that comes from Python runs inside [[forPython]], which rewrites the message of any
+ * `IllegalArgumentException` it raises into the Python API's spelling: `untilWindowCloses` becomes
+ * `until_window_closes`, `shutDownWhenFull()` becomes `shut_down_when_full()`, durations become `timedelta`s. Quoted
+ * values (column names, user input), Spark settings and Spark's own camel-case methods are left as they are. Where
+ * the two APIs differ by more than spelling, a message picks its words with [[choose]].
  */
 private[sparksuppress] object Spelling {
   private val python = new DynamicVariable[Boolean](false)
@@ -32,9 +32,21 @@ private[sparksuppress] object Spelling {
   def choose(scala: => String, python: => String): String = if (this.python.value) python else scala
 
   /** PySpark spells these DataFrame and streaming methods in camel case too. */
-  private val sparkMethods = Set("withWatermark", "withColumnRenamed", "withColumn", "groupBy", "readStream",
-    "writeStream", "flatMapGroupsWithState", "applyInPandasWithState", "transformWithState", "isStreaming",
-    "processAllAvailable", "toDF", "selectExpr")
+  private val sparkMethods = Set(
+    "withWatermark",
+    "withColumnRenamed",
+    "withColumn",
+    "groupBy",
+    "readStream",
+    "writeStream",
+    "flatMapGroupsWithState",
+    "applyInPandasWithState",
+    "transformWithState",
+    "isStreaming",
+    "processAllAvailable",
+    "toDF",
+    "selectExpr"
+  )
 
   /** Words Python spells differently, not only in snake case. */
   private val renamed = Map("gracePeriod" -> "grace")
@@ -61,8 +73,10 @@ private[sparksuppress] object Spelling {
     val durations = isoDuration.replaceAllIn(
       durationOf.replaceAllIn(
         text.replace("java.time.Duration", "datetime.timedelta").replace("Duration.ZERO", "timedelta(0)"),
-        m => Regex.quoteReplacement(s"timedelta(${unit(m.group(1))}=${m.group(2)})")),
-      m => Regex.quoteReplacement(isoAsTimedelta(m.matched)))
+        m => Regex.quoteReplacement(s"timedelta(${unit(m.group(1))}=${m.group(2)})")
+      ),
+      m => Regex.quoteReplacement(isoAsTimedelta(m.matched))
+    )
     camel.replaceAllIn(durations, m => Regex.quoteReplacement(snake(m.matched)))
   }
 

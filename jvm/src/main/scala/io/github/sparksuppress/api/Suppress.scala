@@ -12,20 +12,27 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressR
 /**
  * The suppress operator as a function on DataFrames: `df.transform(Suppress(Seq("user"), "ts", suppressed))`.
  *
- * The input is a stream of updates (a changelog): key column(s), an event-time column with a watermark, any
- * value columns, and optionally a boolean tombstone column (true = the key was deleted). The output has the same
- * columns, for the rows that leave the buffer; each carries the latest buffered update of its key (and window).
+ * The input is a stream of updates (a changelog): key column(s), an event-time column with a watermark, any value
+ * columns, and optionally a boolean tombstone column (true = the key was deleted). The output has the same columns,
+ * for the rows that leave the buffer; each carries the latest buffered update of its key (and window).
  *
- * @param key       key column name(s)
- * @param timestamp the event-time column (TimestampType)
- * @param window    where windowed input carries its window; required by `untilWindowCloses`
- * @param grace     how long after a window's end it stays open; required by `untilWindowCloses`
- * @param tombstone a boolean column marking deletions
- * @param lateRecords `LateRecords.Emit` (untilWindowCloses only; beyond Kafka): an update for a window that has
- *                  already closed (window end + grace <= stream time, the update itself included) leaves at once
- *                  with `late = true` in an added boolean column, instead of leaving as Kafka lets it out: unflagged,
- *                  like a second final result. Other rows have `late = false`.
- * @param idleTimeout see [[withIdleTimeout]]
+ * @param key
+ *   key column name(s)
+ * @param timestamp
+ *   the event-time column (TimestampType)
+ * @param window
+ *   where windowed input carries its window; required by `untilWindowCloses`
+ * @param grace
+ *   how long after a window's end it stays open; required by `untilWindowCloses`
+ * @param tombstone
+ *   a boolean column marking deletions
+ * @param lateRecords
+ *   `LateRecords.Emit` (untilWindowCloses only; beyond Kafka): an update for a window that has already closed (window
+ *   end + grace <= stream time, the update itself included) leaves at once with `late = true` in an added boolean
+ *   column, instead of leaving as Kafka lets it out: unflagged, like a second final result. Other rows have
+ *   `late = false`.
+ * @param idleTimeout
+ *   see [[withIdleTimeout]]
  */
 final case class Suppress(
     key: Seq[String],
@@ -35,8 +42,8 @@ final case class Suppress(
     grace: Option[Duration] = None,
     tombstone: Option[String] = None,
     lateRecords: LateRecords = LateRecords.Drop,
-    idleTimeout: Option[Duration] = None)
-    extends (DataFrame => DataFrame) {
+    idleTimeout: Option[Duration] = None
+) extends (DataFrame => DataFrame) {
 
   def withWindow(window: WindowColumns): Suppress = copy(window = Option(window))
   def withGrace(grace: Duration): Suppress = copy(grace = Option(grace))
@@ -46,8 +53,8 @@ final case class Suppress(
   /**
    * Idle progress (beyond Kafka; event-time clock only): once a group's stream time (the watermark, advanced by the
    * group's own records) has not moved for `idleTimeout` of wall-clock time, it runs on with the wall clock, so
-   * buffered records leave although no record arrives. Not deterministic, and needs a processing-time trigger:
-   * see docs/suppress.md, "Idle progress".
+   * buffered records leave although no record arrives. Not deterministic, and needs a processing-time trigger: see
+   * docs/suppress.md, "Idle progress".
    */
   def withIdleTimeout(idleTimeout: Duration): Suppress = {
     Durations.idleTimeout(idleTimeout)
@@ -68,7 +75,9 @@ final case class Suppress(
     if (suppressed == null) throw new IllegalArgumentException("suppress: suppressed must not be null.")
     val name = suppressed.name.getOrElse(s"suppress-${Suppress.unnamed.incrementAndGet()}")
     if (lateRecords == null) {
-      throw new IllegalArgumentException(s"suppress '$name': lateRecords must be LateRecords.Drop or LateRecords.Emit, not null.")
+      throw new IllegalArgumentException(
+        s"suppress '$name': lateRecords must be LateRecords.Drop or LateRecords.Emit, not null."
+      )
     }
     val windowNames = window.map {
       case WindowColumns.Struct(c) => WindowColumnNames.Struct(c)
@@ -78,28 +87,47 @@ final case class Suppress(
     val emitLate = lateRecords == LateRecords.Emit
     val idleMs = idleTimeout.map(Durations.idleTimeout)
     def request(spec: SuppressionSpec, clock: SuppressionClock) =
-      SuppressRequest(spec, suppressed.name, clock, buffer.sizeModel, key, timestamp, windowNames, tombstone,
-        sharded = buffer.isBounded, spillToDisk = buffer.spillsToDisk, emitLate = emitLate, idleTimeoutMs = idleMs)
+      SuppressRequest(
+        spec,
+        suppressed.name,
+        clock,
+        buffer.sizeModel,
+        key,
+        timestamp,
+        windowNames,
+        tombstone,
+        sharded = buffer.isBounded,
+        spillToDisk = buffer.spillsToDisk,
+        emitLate = emitLate,
+        idleTimeoutMs = idleMs
+      )
     suppressed match {
       case t: Suppressed.TimeLimit =>
         if (idleTimeout.isDefined && t.clock == SuppressionClock.ProcessingTime) {
           val option = Spelling.choose(s"idleTimeout = ${idleTimeout.get}", s"idle_timeout=${idleTimeout.get}")
           throw new IllegalArgumentException(
             s"suppress '$name': $option has no use with a wall-clock time limit " +
-              s"(${Spelling.choose("SuppressionClock.ProcessingTime", "clock=\"processing\"")}), whose buffer empties by " +
+              s"(${Spelling.choose("SuppressionClock.ProcessingTime", "clock=\"processing\"")}), " +
+              "whose buffer empties by " +
               s"the wall clock already when input stops. Drop the ${Spelling.choose("idleTimeout", "idle_timeout")} " +
-              "argument, or measure the time limit in event time.")
+              "argument, or measure the time limit in event time."
+          )
         }
         if (grace.isDefined) {
           throw new IllegalArgumentException(
-            s"suppress '$name': grace applies to untilWindowCloses only; untilTimeLimit waits timeToWaitForMoreEvents " +
-              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument.")
+            s"suppress '$name': grace applies to untilWindowCloses only; " +
+              "untilTimeLimit waits timeToWaitForMoreEvents " +
+              s"(${t.timeToWaitForMoreEvents}) after each key's buffer time. Drop the grace argument."
+          )
         }
         ChainSuppressRequest(request(t.spec(name), t.clock), untilWindowCloses = false, graceMs = None)
       case w: Suppressed.WindowCloses =>
         val g = grace.map(Durations.millis("grace", _))
-        ChainSuppressRequest(request(w.spec(name, g.getOrElse(0L)), SuppressionClock.EventTime), untilWindowCloses = true,
-          graceMs = g)
+        ChainSuppressRequest(
+          request(w.spec(name, g.getOrElse(0L)), SuppressionClock.EventTime),
+          untilWindowCloses = true,
+          graceMs = g
+        )
     }
   }
 
@@ -117,7 +145,8 @@ final case class Suppress(
       val argument = Spelling.choose("lateRecords", "late")
       throw new IllegalArgumentException(
         s"$operator: $option applies to untilWindowCloses only: untilTimeLimit has no window that closes, so no " +
-          s"update is late. Drop the $argument argument.")
+          s"update is late. Drop the $argument argument."
+      )
     }
     step.request.copy(window = if (step.untilWindowCloses) step.window else None)
   }
@@ -126,5 +155,6 @@ final case class Suppress(
 object Suppress {
   private val unnamed = new AtomicInteger()
 
-  def apply(key: String, timestamp: String, suppressed: Suppressed): Suppress = Suppress(Seq(key), timestamp, suppressed)
+  def apply(key: String, timestamp: String, suppressed: Suppressed): Suppress =
+    Suppress(Seq(key), timestamp, suppressed)
 }

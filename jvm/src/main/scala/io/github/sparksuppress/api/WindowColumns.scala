@@ -4,6 +4,7 @@ package io.github.sparksuppress.api
 sealed trait WindowColumns extends Serializable
 
 object WindowColumns {
+
   /** A struct column with timestamp fields `start` and `end`, as `window(...)` and `session_window(...)` produce. */
   final case class Struct(column: String) extends WindowColumns
 

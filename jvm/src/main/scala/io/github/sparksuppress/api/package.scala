@@ -1,8 +1,8 @@
 package io.github.sparksuppress
 
 /**
- * The public Scala API. Two enumerations that executors carry live in the core, beside the engine's other
- * rules; they are re-exported here so that `import io.github.sparksuppress.api._` is all a user needs.
+ * The public Scala API. Two enumerations that executors carry live in the core, beside the engine's other rules; they
+ * are re-exported here so that `import io.github.sparksuppress.api._` is all a user needs.
  */
 package object api {
   type SuppressionClock = core.SuppressionClock

@@ -6,9 +6,10 @@ final class BufferFullException(
     val numRecords: Long,
     val maxRecords: Long,
     val sizeBytes: Long,
-    val maxBytes: Long)
-    extends RuntimeException(
+    val maxBytes: Long
+) extends RuntimeException(
       s"$operatorName buffer exceeded its max capacity. Currently [$numRecords/$maxRecords] records and " +
         s"[$sizeBytes/$maxBytes] bytes. The buffer is configured with shutDownWhenFull(); raise the bound " +
         "(maxRecords/maxBytes) or use emitEarlyWhenFull(), then restart from the checkpoint: the records buffered " +
-        "before the failing micro-batch are kept.")
+        "before the failing micro-batch are kept."
+    )

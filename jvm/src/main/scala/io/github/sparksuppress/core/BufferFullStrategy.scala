@@ -4,6 +4,7 @@ package io.github.sparksuppress.core
 sealed abstract class BufferFullStrategy(val name: String) extends Serializable
 
 object BufferFullStrategy {
+
   /** Evict (emit) the oldest entries until the buffer is within its bounds again. */
   case object EmitEarly extends BufferFullStrategy("emitEarly")
 

@@ -6,8 +6,8 @@ sealed abstract class BufferTimeRule(val name: String) extends Serializable
 object BufferTimeRule {
 
   /**
-   * Kafka's shipped rule ("non-resetting"): the entry keeps the buffer time of the key's first insert, so a key
-   * that keeps changing is still emitted at most one time limit after its first buffered update.
+   * Kafka's shipped rule ("non-resetting"): the entry keeps the buffer time of the key's first insert, so a key that
+   * keeps changing is still emitted at most one time limit after its first buffered update.
    */
   case object First extends BufferTimeRule("first")
 

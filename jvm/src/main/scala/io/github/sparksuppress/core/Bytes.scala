@@ -18,7 +18,7 @@ final class ByteWriter(initialCapacity: Int = 64) {
   def writeVarLong(v: Long): Unit = {
     ensure(10)
     var x = v
-    while ((x & ~0x7FL) != 0L) { buf(pos) = ((x & 0x7F) | 0x80).toByte; pos += 1; x >>>= 7 }
+    while ((x & ~0x7fL) != 0L) { buf(pos) = ((x & 0x7f) | 0x80).toByte; pos += 1; x >>>= 7 }
     buf(pos) = x.toByte
     pos += 1
   }
@@ -50,7 +50,7 @@ final class ByteWriter(initialCapacity: Int = 64) {
       System.arraycopy(buf, mark, buf, mark + extra, len)
       var p = mark - 1
       var v = len
-      while ((v & ~0x7F) != 0) { buf(p) = ((v & 0x7F) | 0x80).toByte; p += 1; v >>>= 7 }
+      while ((v & ~0x7f) != 0) { buf(p) = ((v & 0x7f) | 0x80).toByte; p += 1; v >>>= 7 }
       buf(p) = v.toByte
       pos += extra
     }
@@ -65,14 +65,14 @@ final class ByteReader(buf: Array[Byte], private[this] var pos: Int = 0) {
 
   def readByte(): Int = {
     if (pos >= buf.length) throw new IllegalStateException("truncated state: expected another byte")
-    val b = buf(pos); pos += 1; b & 0xFF
+    val b = buf(pos); pos += 1; b & 0xff
   }
 
   def readVarLong(): Long = {
     var shift = 0
     var result = 0L
     var b = 0
-    while ({ b = readByte(); result |= (b & 0x7FL) << shift; (b & 0x80) != 0 }) {
+    while ({ b = readByte(); result |= (b & 0x7fL) << shift; (b & 0x80) != 0 }) {
       shift += 7
       if (shift > 63) throw new IllegalStateException("malformed state: varint longer than 10 bytes")
     }

@@ -4,6 +4,7 @@ package io.github.sparksuppress.core
 sealed abstract class EmitMode(val name: String) extends Serializable
 
 object EmitMode {
+
   /** One final result per key and window, once the window closes. */
   case object OnWindowClose extends EmitMode("onWindowClose")
 

@@ -4,9 +4,10 @@ package io.github.sparksuppress.core
 sealed abstract class EntrySizeModel(val name: String) extends Serializable
 
 object EntrySizeModel {
+
   /**
-   * Kafka's estimate (the default): 28 bytes per entry, plus the key's and the value columns' serialized sizes
-   * (+8 for a windowed key; a tombstone's value counts 0). See the README for the per-type sizes.
+   * Kafka's estimate (the default): 28 bytes per entry, plus the key's and the value columns' serialized sizes (+8
+   * for a windowed key; a tombstone's value counts 0). See the README for the per-type sizes.
    */
   case object Kafka extends EntrySizeModel("kafka")
 

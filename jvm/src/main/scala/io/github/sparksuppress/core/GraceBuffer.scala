@@ -2,9 +2,9 @@ package io.github.sparksuppress.core
 
 /**
  * The stream side's buffer of a stream-table join with a grace period (KIP-923). Records wait, ordered by
- * `(timestamp, key, arrival)`, until `timestamp <= streamTime - grace` (inclusive), where stream time is the
- * largest timestamp ever put into this buffer: records that are dropped or joined late never move it. Several
- * records of one key are all kept.
+ * `(timestamp, key, arrival)`, until `timestamp <= streamTime - grace` (inclusive), where stream time is the largest
+ * timestamp ever put into this buffer: records that are dropped or joined late never move it. Several records of one
+ * key are all kept.
  *
  * A binary min-heap: put and release are O(log n). Not thread-safe: one buffer belongs to one shard.
  */
@@ -116,13 +116,15 @@ final class GraceBuffer[K, V](val graceMs: Long)(implicit keys: Ordering[K]) {
     while (!done && i < half) {
       var child = 2 * i + 1
       if (child + 1 < count && less(heap(child + 1), heap(child))) child += 1
-      if (less(heap(child), e)) { heap(i) = heap(child); i = child } else done = true
+      if (less(heap(child), e)) { heap(i) = heap(child); i = child }
+      else done = true
     }
     heap(i) = e
   }
 }
 
 object GraceBuffer {
+
   /** A buffered stream record: `seq` orders records of one key with one timestamp by arrival. */
   final case class Entry[K, V](key: K, timestamp: Long, seq: Long, value: V, sizeBytes: Long)
 }

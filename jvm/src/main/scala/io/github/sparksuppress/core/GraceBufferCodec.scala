@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * The stored form of a [[GraceBuffer]]: a format byte, its stream time and next sequence number, the entry
- * count, then per entry timestamp, sequence number and size (zig-zag varints) followed by key and value. The
- * buffer's order is total (ties go to key, then sequence), so reading entries back in any order rebuilds it.
+ * The stored form of a [[GraceBuffer]]: a format byte, its stream time and next sequence number, the entry count,
+ * then per entry timestamp, sequence number and size (zig-zag varints) followed by key and value. The buffer's order
+ * is total (ties go to key, then sequence), so reading entries back in any order rebuilds it.
  */
 object GraceBufferCodec {
   val FormatVersion: Int = 1
@@ -29,7 +29,8 @@ object GraceBufferCodec {
     if (version != FormatVersion) {
       throw new IllegalStateException(
         s"stored grace buffer has format version $version; this spark-suppress reads version $FormatVersion. " +
-          "Restart from a checkpoint written by a compatible spark-suppress version.")
+          "Restart from a checkpoint written by a compatible spark-suppress version."
+      )
     }
     val streamTime = in.readZigZag()
     val nextSeq = in.readZigZag()

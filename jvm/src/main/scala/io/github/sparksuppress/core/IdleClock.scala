@@ -11,7 +11,8 @@ package io.github.sparksuppress.core
  * Wall time is whatever the caller passes (the micro-batch's timestamp), never read here, so replays of the same
  * calls give the same stream times. One clock per group of an operator; its fields go into the group's state.
  *
- * @param timeoutMs how long observed stream time must stand still before the clock moves it (> 0)
+ * @param timeoutMs
+ *   how long observed stream time must stand still before the clock moves it (> 0)
  */
 final class IdleClock(val timeoutMs: Long) {
   require(timeoutMs > 0, s"idle timeout must be positive, got $timeoutMs ms")
@@ -44,19 +45,20 @@ final class IdleClock(val timeoutMs: Long) {
 
   /**
    * The stream time to run at, when the usual one (the watermark) is `base`: the larger of `base` and this clock's,
-   * after observing `base`. Call it only when the result decides something (the group holds or receives records):
-   * it raises the mark that the group must not fall below, and must remember until the watermark passes it.
+   * after observing `base`. Call it only when the result decides something (the group holds or receives records): it
+   * raises the mark that the group must not fall below, and must remember until the watermark passes it.
    */
   def advance(base: Long, nowMs: Long): Long = {
     observe(base, nowMs)
     val own = streamTime(nowMs)
-    if (own > base) { reached = own; own } else base
+    if (own > base) { reached = own; own }
+    else base
   }
 
   /**
    * The stream time a group runs at when the usual one is `base`: [[advance]] when the result `decides` something
-   * (the group holds or receives records); otherwise `base`, only observed, so that no mark is raised which the
-   * group would have to remember.
+   * (the group holds or receives records); otherwise `base`, only observed, so that no mark is raised which the group
+   * would have to remember.
    */
   def runAt(base: Long, nowMs: Long, decides: Boolean): Long =
     if (decides) advance(base, nowMs) else { observe(base, nowMs); base }

@@ -11,6 +11,7 @@ sealed abstract class JoinType(val name: String) extends Serializable {
 }
 
 object JoinType {
+
   /** `stream.join(table)`: records with a null key or value are dropped; only matches are emitted. */
   case object Inner extends JoinType("inner") {
     def drops(keyIsNull: Boolean, valueIsNull: Boolean): Boolean = keyIsNull || valueIsNull

@@ -3,9 +3,9 @@ package io.github.sparksuppress.core
 import java.nio.charset.StandardCharsets
 
 /**
- * Equality, hashing and order of buffer keys. The order breaks ties between entries with the same buffer time,
- * so it decides which key a size bound evicts first; Kafka compares serialized key bytes unsigned
- * lexicographically (a shorter prefix first), and [[KeyOps.bytes]] does the same.
+ * Equality, hashing and order of buffer keys. The order breaks ties between entries with the same buffer time, so it
+ * decides which key a size bound evicts first; Kafka compares serialized key bytes unsigned lexicographically (a
+ * shorter prefix first), and [[KeyOps.bytes]] does the same.
  */
 trait KeyOps[K] extends Ordering[K] {
   def hash(key: K): Int

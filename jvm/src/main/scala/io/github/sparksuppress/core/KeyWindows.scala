@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * The open windows of one key, kept sorted as Kafka's stores iterate them: by start (time and sliding windows)
- * or by end, then start (session windows). A key rarely has more than a handful of windows, so a sorted array
- * with binary search beats any tree, allocates nothing per lookup and serializes in order.
+ * The open windows of one key, kept sorted as Kafka's stores iterate them: by start (time and sliding windows) or by
+ * end, then start (session windows). A key rarely has more than a handful of windows, so a sorted array with binary
+ * search beats any tree, allocates nothing per lookup and serializes in order.
  */
 final class KeyWindows[B](val sessionOrder: Boolean) {
   private[this] var entries = new Array[WindowEntry[B]](4)

@@ -3,23 +3,22 @@ package io.github.sparksuppress.core
 import java.math.BigInteger
 
 /**
- * Kafka's record lateness, `max(0, stream time before the record - record timestamp)`, for the records of one
- * input partition of a micro-batch, summed before the stream time they start from is known.
+ * Kafka's record lateness, `max(0, stream time before the record - record timestamp)`, for the records of one input
+ * partition of a micro-batch, summed before the stream time they start from is known.
  *
- * Kafka measures lateness per task against the task's stream time (the largest timestamp it has processed).
- * Here a task is an input partition of a micro-batch: its stream time before record r is `max(A, p(r-1))`,
- * where `p` is the running maximum of the partition's timestamps in arrival order and `A` the stream time at the
- * start of the batch (the watermark), which the map side never sees. Lateness is piecewise linear in `A` with
- * breaks only at "frontier" records (those that raise `p`): with `k` the first frontier record whose timestamp is
- * `>= A`, every record before `k` is `A - ts` late, `k` itself is on time, and every record after it is
- * `p(r-1) - ts` late whatever `A` is. So one entry per frontier record (prefix count, sum and minimum of
- * timestamps, and the lateness of the records after it) gives the exact total and maximum for any `A`.
+ * Kafka measures lateness per task against the task's stream time (the largest timestamp it has processed). Here a
+ * task is an input partition of a micro-batch: its stream time before record r is `max(A, p(r-1))`, where `p` is the
+ * running maximum of the partition's timestamps in arrival order and `A` the stream time at the start of the batch
+ * (the watermark), which the map side never sees. Lateness is piecewise linear in `A` with breaks only at "frontier"
+ * records (those that raise `p`): with `k` the first frontier record whose timestamp is `>= A`, every record before
+ * `k` is `A - ts` late, `k` itself is on time, and every record after it is `p(r-1) - ts` late whatever `A` is. So
+ * one entry per frontier record (prefix count, sum and minimum of timestamps, and the lateness of the records after
+ * it) gives the exact total and maximum for any `A`.
  *
- * In-order data makes every record a frontier record, so entries are capped at `capacity`: when full, every
- * second entry is dropped and its records count with the next kept entry. Then the result is exact unless `A`
- * falls between two kept entries, where the records in between are measured against `A` instead of `p`
- * (an underestimate). The first entry is never dropped, so batches whose records are all newer than the
- * watermark stay exact.
+ * In-order data makes every record a frontier record, so entries are capped at `capacity`: when full, every second
+ * entry is dropped and its records count with the next kept entry. Then the result is exact unless `A` falls between
+ * two kept entries, where the records in between are measured against `A` instead of `p` (an underestimate). The
+ * first entry is never dropped, so batches whose records are all newer than the watermark stay exact.
  */
 final class LatenessSketch(capacity: Int = LatenessSketch.DefaultCapacity) {
   require(capacity >= 2)

@@ -3,22 +3,22 @@ package io.github.sparksuppress.core
 import scala.collection.mutable.ArrayBuffer
 
 /**
- * Kafka's `KStreamSessionWindowAggregate` for one key. A record at `ts` merges with every session whose end is
- * at least `ts - gap` and whose start is at most `ts + gap` (both inclusive): the merged buffer is
- * `merge(...merge(initial, s1)..., sn)` over those sessions in store order, then the record is added. The record
- * is dropped (and counted) if the merged session is closed (`end < stream time - gap - grace`). Under
- * onWindowUpdate every removed session is retracted (timestamp = its end) before the merged session is emitted
- * (timestamp = merged end); a record equal to an existing single-point session updates it without retraction.
+ * Kafka's `KStreamSessionWindowAggregate` for one key. A record at `ts` merges with every session whose end is at
+ * least `ts - gap` and whose start is at most `ts + gap` (both inclusive): the merged buffer is
+ * `merge(...merge(initial, s1)..., sn)` over those sessions in store order, then the record is added. The record is
+ * dropped (and counted) if the merged session is closed (`end < stream time - gap - grace`). Under onWindowUpdate
+ * every removed session is retracted (timestamp = its end) before the merged session is emitted (timestamp = merged
+ * end); a record equal to an existing single-point session updates it without retraction.
  *
- * Closed sessions leave the state: a later record never merges with one. Kafka behaves so with its default
- * store retention (gap + grace), which hides closed sessions from merges.
+ * Closed sessions leave the state: a later record never merges with one. Kafka behaves so with its default store
+ * retention (gap + grace), which hides closed sessions from merges.
  */
 final class SessionWindowAggregator[V, B](
     val definition: SessionWindowDefinition,
     mode: EmitMode,
     aggregation: Aggregation[V, B],
-    val windows: KeyWindows[B])
-    extends WindowedAggregator[V, B](mode, aggregation) {
+    val windows: KeyWindows[B]
+) extends WindowedAggregator[V, B](mode, aggregation) {
 
   require(windows.sessionOrder)
 

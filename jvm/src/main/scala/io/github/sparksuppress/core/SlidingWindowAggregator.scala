@@ -1,26 +1,26 @@
 package io.github.sparksuppress.core
 
 /**
- * Kafka's `KStreamSlidingWindowAggregate` for one key. Windows are `[start, start + d]` (both inclusive) and
- * exist only where records make them: each record has a left window ending at it and, when later records fall
- * within `d` after it, a right window starting 1 ms after it. A new window starts from a copy of a neighbour's
- * aggregate (the windows before and after a record cover exactly the records it needs), so aggregates follow
- * Kafka's own sequence of copies and additions, which matters for order-sensitive aggregations.
+ * Kafka's `KStreamSlidingWindowAggregate` for one key. Windows are `[start, start + d]` (both inclusive) and exist
+ * only where records make them: each record has a left window ending at it and, when later records fall within `d`
+ * after it, a right window starting 1 ms after it. A new window starts from a copy of a neighbour's aggregate (the
+ * windows before and after a record cover exactly the records it needs), so aggregates follow Kafka's own sequence of
+ * copies and additions, which matters for order-sensitive aggregations.
  *
- * A record is dropped (once) when even its latest window is closed (`ts + d < stream time - grace`); each
- * closed window it would have updated counts one more drop. Records earlier than `d` (whose left window would
- * start before 0) share the window `[0, d]`, as in Kafka.
+ * A record is dropped (once) when even its latest window is closed (`ts + d < stream time - grace`); each closed
+ * window it would have updated counts one more drop. Records earlier than `d` (whose left window would start before
+ * 0) share the window `[0, d]`, as in Kafka.
  *
- * Closed windows stay (marked closed) while a later record could still read them: a processed record reads
- * windows starting from `ts - 2d`, and its `ts` is at least `closeTime - d`. Kafka keeps them by store
- * retention; this keeps exactly those that can still be read, so results equal Kafka's with a long retention.
+ * Closed windows stay (marked closed) while a later record could still read them: a processed record reads windows
+ * starting from `ts - 2d`, and its `ts` is at least `closeTime - d`. Kafka keeps them by store retention; this keeps
+ * exactly those that can still be read, so results equal Kafka's with a long retention.
  */
 final class SlidingWindowAggregator[V, B](
     val definition: SlidingWindowDefinition,
     mode: EmitMode,
     aggregation: Aggregation[V, B],
-    val windows: KeyWindows[B])
-    extends WindowedAggregator[V, B](mode, aggregation) {
+    val windows: KeyWindows[B]
+) extends WindowedAggregator[V, B](mode, aggregation) {
 
   require(!windows.sessionOrder)
 
@@ -40,8 +40,7 @@ final class SlidingWindowAggregator[V, B](
       // Every window holding the record is closed; the one it would have created is its left window.
       val start = math.max(0L, ts - d)
       late(start, TimeMath.plus(start, d), value, ts, sink)
-    }
-    else if (ts < d) addEarly(value, ts, closeTime, sink)
+    } else if (ts < d) addEarly(value, ts, closeTime, sink)
     else addInOrder(value, ts, closeTime, sink)
   }
 
@@ -94,7 +93,8 @@ final class SlidingWindowAggregator[V, B](
       }
     }
     if (!leftExists) {
-      val seed = if (previous != Long.MinValue && ts - d <= previous) aggregation.copy(left.buffer) else aggregation.initial()
+      val seed =
+        if (previous != Long.MinValue && ts - d <= previous) aggregation.copy(left.buffer) else aggregation.initial()
       create(ts - d, seed, value, ts, closeTime, sink)
     }
     if (!rightExists && right != null && right.timestamp > ts) putRight(ts, right, sink)
@@ -144,7 +144,9 @@ final class SlidingWindowAggregator[V, B](
       late(e.start, e.end, value, ts, sink)
     }
 
-  /** A new window from `seed` plus the record (replacing one created earlier for this record, as Kafka's put does). */
+  /**
+   * A new window from `seed` plus the record (replacing one created earlier for this record, as Kafka's put does).
+   */
   private def create(start: Long, seed: B, value: V, ts: Long, closeTime: Long, sink: WindowSink[B]): Unit = {
     val end = TimeMath.plus(start, d)
     if (end >= closeTime) put(new WindowEntry(start, end, ts, aggregation.add(seed, value)), sink)

@@ -2,6 +2,7 @@ package io.github.sparksuppress.core
 
 /** Receives a [[StreamTableSequencer]]'s decisions, in the order Kafka's join processor would act on them. */
 trait JoinSequence[K, S, T] {
+
   /** Apply an accepted table write (a null value is a tombstone); `tableTime` counts it already. */
   def tableWrite(key: K, timestamp: Long, value: T, tableTime: Long): Unit
 
@@ -10,17 +11,18 @@ trait JoinSequence[K, S, T] {
 }
 
 /**
- * The part of Kafka's stream-table join that needs every key of a task (a shard here): the table's observed
- * stream time, which decides which writes are accepted and which lookups are expired, and the grace buffer with
- * its own stream time. Records go in in processing order; what comes out, in the same order, is the table writes
- * to apply and the stream records to join, each stamped with the table time of that moment. Applying them in that
- * order per key (see [[TableEntry]]) gives exactly Kafka's results, so the per-key table state can live elsewhere.
+ * The part of Kafka's stream-table join that needs every key of a task (a shard here): the table's observed stream
+ * time, which decides which writes are accepted and which lookups are expired, and the grace buffer with its own
+ * stream time. Records go in in processing order; what comes out, in the same order, is the table writes to apply and
+ * the stream records to join, each stamped with the table time of that moment. Applying them in that order per key
+ * (see [[TableEntry]]) gives exactly Kafka's results, so the per-key table state can live elsewhere.
  *
  * For a non-versioned table every write is accepted and the table time stays [[TableStreamTime.None]].
  */
 final class StreamTableSequencer[K, S, T](
     val spec: StreamTableJoinSpec,
-    val metrics: StreamTableJoinMetrics = new StreamTableJoinMetrics)(implicit keys: Ordering[K]) {
+    val metrics: StreamTableJoinMetrics = new StreamTableJoinMetrics
+)(implicit keys: Ordering[K]) {
 
   val tableTime: Option[TableStreamTime] = spec.historyRetentionMs.map(new TableStreamTime(_))
   val buffer: Option[GraceBuffer[K, S]] = spec.graceMs.map(new GraceBuffer[K, S](_))
@@ -42,7 +44,8 @@ final class StreamTableSequencer[K, S, T](
       timestamp: Long,
       value: S,
       size: Long,
-      out: JoinSequence[K, S, T]): Unit = {
+      out: JoinSequence[K, S, T]
+  ): Unit = {
     if (timestamp > streamSeen) streamSeen = timestamp
     if (spec.joinType.drops(keyIsNull, valueIsNull)) metrics.droppedNullKeyOrValue += 1
     else buffer match {
@@ -61,8 +64,8 @@ final class StreamTableSequencer[K, S, T](
    * Joins every buffered record whose grace period has passed at `time`, a clock beyond Kafka's (the query's
    * watermark over all shards), but only once `time` is later than every stream record this shard has seen: then
    * other shards moved it, and this one would wait for a record that may never come. Up to that point Kafka's own
-   * clock decides (a dropped record moves a watermark but not Kafka's stream time), so Kafka's timing holds
-   * wherever Kafka emits.
+   * clock decides (a dropped record moves a watermark but not Kafka's stream time), so Kafka's timing holds wherever
+   * Kafka emits.
    */
   def release(time: Long, out: JoinSequence[K, S, T]): Unit = if (time > streamSeen) buffer.foreach { b =>
     if (b.releaseDueAt(time, e => out.streamRecord(e.key, e.timestamp, e.value, now)) > 0) sample(b)

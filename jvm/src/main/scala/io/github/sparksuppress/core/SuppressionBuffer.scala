@@ -3,19 +3,19 @@ package io.github.sparksuppress.core
 /**
  * A time-ordered key -> record buffer: one entry per key, ordered by `(bufferTime, key)`.
  *
- * Each entry is a node of a chained hash table (lookup by key) and a slot of a time index in two levels: entries
- * with the same buffer time share a bucket, and the buckets form a binary min-heap ordered by time, found by time
- * through an open-addressing table. Streams put many records into each millisecond and mostly in time order, so
- * an eviction usually takes the next entry of the first bucket without touching the time heap, and ties are
- * broken within a small bucket rather than all along one large heap (which is what made a single heap of entries
- * slower than Kafka's tree at evictions). A bucket keeps its entries unordered until one is asked for, then sorts
- * them once if it is small and hands them out in order, or turns into a min-heap by key if it is large. The time
- * heap and the lookup table are kept in primitive arrays (times, bucket ids, and each id's heap position), so
- * sifting and probing never touch a bucket object or store a reference. Insert, re-time and evict are O(log n);
- * an update that keeps the buffer time is O(1).
+ * Each entry is a node of a chained hash table (lookup by key) and a slot of a time index in two levels: entries with
+ * the same buffer time share a bucket, and the buckets form a binary min-heap ordered by time, found by time through
+ * an open-addressing table. Streams put many records into each millisecond and mostly in time order, so an eviction
+ * usually takes the next entry of the first bucket without touching the time heap, and ties are broken within a small
+ * bucket rather than all along one large heap (which is what made a single heap of entries slower than Kafka's tree
+ * at evictions). A bucket keeps its entries unordered until one is asked for, then sorts them once if it is small and
+ * hands them out in order, or turns into a min-heap by key if it is large. The time heap and the lookup table are
+ * kept in primitive arrays (times, bucket ids, and each id's heap position), so sifting and probing never touch a
+ * bucket object or store a reference. Insert, re-time and evict are O(log n); an update that keeps the buffer time is
+ * O(1).
  *
- * Sizes are supplied by the caller with each put, so the size model stays outside this class.
- * Not thread-safe: one buffer belongs to one task.
+ * Sizes are supplied by the caller with each put, so the size model stays outside this class. Not thread-safe: one
+ * buffer belongs to one task.
  */
 final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: KeyOps[K]) {
   import SuppressionBuffer.{Bucket, Entry}
@@ -151,8 +151,10 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       e.slot = b.size - 1
       // Still sorted if the newcomer is the new smallest key (sorted buckets keep their smallest key last) and
       // the bucket is still small enough for removals that shift entries.
-      if (b.order == Bucket.Sorted && b.size > 1 &&
-          (b.size > Bucket.SortLimit || keys.compare(e.key, b.entries(b.size - 2).key) > 0)) {
+      if (
+        b.order == Bucket.Sorted && b.size > 1 &&
+        (b.size > Bucket.SortLimit || keys.compare(e.key, b.entries(b.size - 2).key) > 0)
+      ) {
         b.order = Bucket.Unordered
       }
     }
@@ -296,7 +298,8 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
       freeIds = java.util.Arrays.copyOf(freeIds, n)
     }
     // Ids are 0 until bucketCount + freeCount; the free ones are reused first.
-    val id = if (freeCount > 0) { freeCount -= 1; freeIds(freeCount) } else bucketCount
+    val id = if (freeCount > 0) { freeCount -= 1; freeIds(freeCount) }
+    else bucketCount
     val b = new Bucket[K, V](time, id)
     bucketsById(id) = b
     if (bucketCount + 1 > (byTimeIds.length >> 1)) {
@@ -381,7 +384,7 @@ final class SuppressionBuffer[K, V](val rule: BufferTimeRule)(implicit keys: Key
     positions(id) = i
   }
 
-  private[this] def timeSlot(time: Long): Int = ((time * 0x9E3779B97F4A7C15L) >>> byTimeShift).toInt
+  private[this] def timeSlot(time: Long): Int = ((time * 0x9e3779b97f4a7c15L) >>> byTimeShift).toInt
 
   private[this] def growByTime(): Unit = {
     byTimeIds = new Array[Int](byTimeIds.length * 2)
@@ -443,12 +446,16 @@ object SuppressionBuffer {
   }
 
   private[core] object Bucket {
+
     /** Entries in no particular order (only ever asked for their smallest key when the bucket is first). */
     val Unordered = 0
+
     /** Sorted by key, largest first: the smallest key is the last entry. */
     val Sorted = 1
+
     /** A binary min-heap by key: the smallest key is the first entry. */
     val Heap = 2
+
     /** Buckets up to this size are sorted when first asked for their smallest key; larger ones become heaps. */
     val SortLimit = 16
   }

@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * The compact stored form of a [[SuppressionBuffer]]: a format byte, the entry count, then per entry the buffer
- * time, timestamp and size (zig-zag varints) followed by key and value. Entries are written in heap order; the
- * buffer's order is total (ties go to the key), so reading them back rebuilds the same eviction order.
+ * The compact stored form of a [[SuppressionBuffer]]: a format byte, the entry count, then per entry the buffer time,
+ * timestamp and size (zig-zag varints) followed by key and value. Entries are written in heap order; the buffer's
+ * order is total (ties go to the key), so reading them back rebuilds the same eviction order.
  */
 object SuppressionBufferCodec {
   val FormatVersion: Int = 1
@@ -32,7 +32,8 @@ object SuppressionBufferCodec {
     if (version != FormatVersion) {
       throw new IllegalStateException(
         s"stored suppression buffer has format version $version; this spark-suppress reads version " +
-          s"$FormatVersion. Restart from a checkpoint written by a compatible spark-suppress version.")
+          s"$FormatVersion. Restart from a checkpoint written by a compatible spark-suppress version."
+      )
     }
     val n = in.readVarLong()
     var i = 0L

@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * Kafka's suppression metrics for one buffer. Buffer count and size are sampled as Kafka samples them: once when
- * the buffer is opened, after every put, and after every eviction pass that evicted something; `avg` and `max`
- * are over all samples taken (Kafka's are over a rolling time window).
+ * Kafka's suppression metrics for one buffer. Buffer count and size are sampled as Kafka samples them: once when the
+ * buffer is opened, after every put, and after every eviction pass that evicted something; `avg` and `max` are over
+ * all samples taken (Kafka's are over a rolling time window).
  */
 class SuppressionMetrics {
   var emitTotal: Long = 0L

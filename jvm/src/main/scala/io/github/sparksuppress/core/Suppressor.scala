@@ -8,15 +8,16 @@ trait SuppressionEmitter[K, V] {
 /**
  * Kafka's suppress processor over a [[SuppressionBuffer]], driven by an explicit stream time.
  *
- * Per record: buffer it; evict every entry with `bufferTime <= streamTime - timeLimit` (inclusive); then, while
- * a bound is exceeded (strictly), evict the oldest entry or fail, as the spec says. Stream time is the caller's:
- * Kafka's is the largest timestamp the node has seen, the Spark adapter's is the watermark combined with the
- * records of the micro-batch.
+ * Per record: buffer it; evict every entry with `bufferTime <= streamTime - timeLimit` (inclusive); then, while a
+ * bound is exceeded (strictly), evict the oldest entry or fail, as the spec says. Stream time is the caller's:
+ * Kafka's is the largest timestamp the node has seen, the Spark adapter's is the watermark combined with the records
+ * of the micro-batch.
  */
 final class Suppressor[K, V](
     val spec: SuppressionSpec,
     isTombstone: V => Boolean,
-    val metrics: SuppressionMetrics = new SuppressionMetrics)(implicit keys: KeyOps[K]) {
+    val metrics: SuppressionMetrics = new SuppressionMetrics
+)(implicit keys: KeyOps[K]) {
 
   val buffer = new SuppressionBuffer[K, V](spec.bufferTimeRule)
 
@@ -27,7 +28,8 @@ final class Suppressor[K, V](
       bufferTime: Long,
       size: Long,
       streamTime: Long,
-      out: SuppressionEmitter[K, V]): Unit = {
+      out: SuppressionEmitter[K, V]
+  ): Unit = {
     buffer.put(key, value, timestamp, bufferTime, size)
     sample()
     evictExpired(streamTime, out)

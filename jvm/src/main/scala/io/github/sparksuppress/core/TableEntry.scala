@@ -1,8 +1,8 @@
 package io.github.sparksuppress.core
 
 /**
- * What the table side of a stream-table join holds for one key: its version history (a versioned table) or its
- * latest value (a non-versioned one). A null value is a tombstone (deletion).
+ * What the table side of a stream-table join holds for one key: its version history (a versioned table) or its latest
+ * value (a non-versioned one). A null value is a tombstone (deletion).
  */
 sealed trait TableEntry[V >: Null] {
 

@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * The stored form of a [[TableEntry]]: a format byte, the kind (0 latest value, 1 version history), then the
- * versions (a history starts with their count), each a timestamp (zig-zag), a presence byte (0 for a tombstone)
- * and the value. The retention is not stored: the operator's current one applies.
+ * The stored form of a [[TableEntry]]: a format byte, the kind (0 latest value, 1 version history), then the versions
+ * (a history starts with their count), each a timestamp (zig-zag), a presence byte (0 for a tombstone) and the value.
+ * The retention is not stored: the operator's current one applies.
  */
 object TableEntryCodec {
   val FormatVersion: Int = 1
@@ -31,7 +31,8 @@ object TableEntryCodec {
     if (format != FormatVersion) {
       throw new IllegalStateException(
         s"stored table entry has format version $format; this spark-suppress reads version $FormatVersion. " +
-          "Restart from a checkpoint written by a compatible spark-suppress version.")
+          "Restart from a checkpoint written by a compatible spark-suppress version."
+      )
     }
     def version(): (Long, V) = {
       val ts = in.readZigZag()

@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * A versioned table's observed stream time (KIP-889): the largest timestamp among the writes it accepted, across
- * all keys of the table (a Kafka task; a shard here). A write older than `observed - historyRetention` is refused,
- * so no key's history can change below that boundary; lookups below it are "expired" (see [[VersionedHistory.get]]).
+ * A versioned table's observed stream time (KIP-889): the largest timestamp among the writes it accepted, across all
+ * keys of the table (a Kafka task; a shard here). A write older than `observed - historyRetention` is refused, so no
+ * key's history can change below that boundary; lookups below it are "expired" (see [[VersionedHistory.get]]).
  */
 final class TableStreamTime(val historyRetentionMs: Long) {
   require(historyRetentionMs >= 0, s"historyRetentionMs must be >= 0, got $historyRetentionMs")
@@ -26,6 +26,7 @@ final class TableStreamTime(val historyRetentionMs: Long) {
 }
 
 object TableStreamTime {
+
   /** No write seen yet. Kafka starts at -1; the smallest long keeps the rules right for negative timestamps too. */
   val None: Long = Long.MinValue
 }

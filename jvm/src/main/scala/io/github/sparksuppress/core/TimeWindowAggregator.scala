@@ -2,16 +2,16 @@ package io.github.sparksuppress.core
 
 /**
  * Kafka's `KStreamWindowAggregate` for tumbling and hopping windows, for one key. A record updates every window
- * containing it, in start order; for each window already closed (`end + grace <= stream time`) it is dropped
- * and counted instead. The aggregate's timestamp is the first record's for a new window, else the larger of
- * the record's and the stored one.
+ * containing it, in start order; for each window already closed (`end + grace <= stream time`) it is dropped and
+ * counted instead. The aggregate's timestamp is the first record's for a new window, else the larger of the record's
+ * and the stored one.
  */
 final class TimeWindowAggregator[V, B](
     val definition: TimeWindowDefinition,
     mode: EmitMode,
     aggregation: Aggregation[V, B],
-    val windows: KeyWindows[B])
-    extends WindowedAggregator[V, B](mode, aggregation) {
+    val windows: KeyWindows[B]
+) extends WindowedAggregator[V, B](mode, aggregation) {
 
   require(!windows.sessionOrder)
 
@@ -45,9 +45,9 @@ final class TimeWindowAggregator[V, B](
   /**
    * Applies a partial aggregate of `records` records combined before the shuffle (their largest timestamp is
    * `maxTs`): of the window starting at `start`, or with `slice`, of the slice `[start, start + advance)`, which
-   * every window containing it takes whole ([[TimeWindowPartials]]). Equivalent to adding the records one by one
-   * when the aggregation is a monoid whose `merge` combines partial buffers: a window closed at `streamTime` drops
-   * all of them, an open one merges them.
+   * every window containing it takes whole ([[TimeWindowPartials]]). Equivalent to adding the records one by one when
+   * the aggregation is a monoid whose `merge` combines partial buffers: a window closed at `streamTime` drops all of
+   * them, an open one merges them.
    */
   def addPartial(start: Long, slice: Boolean, partial: B, maxTs: Long, records: Long, streamTime: Long): Unit =
     if (!slice) mergeInto(start, partial, maxTs, records, streamTime, shared = false)
@@ -61,11 +61,19 @@ final class TimeWindowAggregator[V, B](
       }
     }
 
-  private def mergeInto(start: Long, partial: B, maxTs: Long, records: Long, streamTime: Long, shared: Boolean): Unit = {
+  private def mergeInto(
+      start: Long,
+      partial: B,
+      maxTs: Long,
+      records: Long,
+      streamTime: Long,
+      shared: Boolean
+  ): Unit = {
     val end = definition.endOf(start)
     if (end > TimeMath.minus(streamTime, definition.graceMs)) {
       val e = windows.byStart(start)
-      if (e == null) windows.insert(new WindowEntry(start, end, maxTs, if (shared) aggregation.copy(partial) else partial))
+      if (e == null)
+        windows.insert(new WindowEntry(start, end, maxTs, if (shared) aggregation.copy(partial) else partial))
       else {
         e.buffer = aggregation.merge(e.buffer, partial)
         if (maxTs > e.timestamp) e.timestamp = maxTs

@@ -3,22 +3,22 @@ package io.github.sparksuppress.core
 import scala.collection.mutable.ArrayBuffer
 
 /**
- * One key's records of one input partition, combined before the shuffle, so that the state operator receives a
- * few partial aggregates per key and partition instead of every record.
+ * One key's records of one input partition, combined before the shuffle, so that the state operator receives a few
+ * partial aggregates per key and partition instead of every record.
  *
- * Kafka drops a record for a window when `end + grace <= stream time`, stream time including the record. Over
- * one key's records in arrival order that stream time is `max(A, m)`, where `m` is the largest timestamp of the
- * key's records so far in this partition (known here) and `A` the stream time before the partition's records
- * (the watermark and earlier partitions, known only to the state operator). So a record is kept iff
- * `m < end + grace` AND `A < end + grace`: this class applies the first condition record by record (`m` only
- * grows, so a window keeps a prefix of its records) and [[TimeWindowAggregator.addPartial]] the second to the
- * whole partial. The result equals Kafka's record-by-record processing in arrival order.
+ * Kafka drops a record for a window when `end + grace <= stream time`, stream time including the record. Over one
+ * key's records in arrival order that stream time is `max(A, m)`, where `m` is the largest timestamp of the key's
+ * records so far in this partition (known here) and `A` the stream time before the partition's records (the watermark
+ * and earlier partitions, known only to the state operator). So a record is kept iff `m < end + grace` AND
+ * `A < end + grace`: this class applies the first condition record by record (`m` only grows, so a window keeps a
+ * prefix of its records) and [[TimeWindowAggregator.addPartial]] the second to the whole partial. The result equals
+ * Kafka's record-by-record processing in arrival order.
  *
- * Hopping windows whose advance divides their size are cut into slices of one advance: every window containing
- * one instant of a slice contains all of it, so a record updates the one partial of its slice rather than the
- * partials of its `size / advance` windows, and the state operator spreads each slice over its windows (the
- * slicing of Flink's and Scotty's window aggregation). A record goes to its slice only while all its windows are
- * open at `m`; one that some window already refuses is combined per window, as for windows that cannot be sliced.
+ * Hopping windows whose advance divides their size are cut into slices of one advance: every window containing one
+ * instant of a slice contains all of it, so a record updates the one partial of its slice rather than the partials of
+ * its `size / advance` windows, and the state operator spreads each slice over its windows (the slicing of Flink's
+ * and Scotty's window aggregation). A record goes to its slice only while all its windows are open at `m`; one that
+ * some window already refuses is combined per window, as for windows that cannot be sliced.
  */
 final class TimeWindowPartials[V, B](definition: TimeWindowDefinition, aggregation: Aggregation[V, B]) {
   import TimeWindowPartials._

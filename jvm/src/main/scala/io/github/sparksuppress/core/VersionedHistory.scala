@@ -1,8 +1,8 @@
 package io.github.sparksuppress.core
 
 /**
- * One key's versions in a versioned table (KIP-889), ordered by timestamp. A null value is a tombstone: it hides
- * the versions before it. Write admission (the table's observed stream time) is not decided here but by
+ * One key's versions in a versioned table (KIP-889), ordered by timestamp. A null value is a tombstone: it hides the
+ * versions before it. Write admission (the table's observed stream time) is not decided here but by
  * [[TableStreamTime]], which sees every key of the table.
  */
 final class VersionedHistory[V >: Null](val historyRetentionMs: Long) {
@@ -38,8 +38,8 @@ final class VersionedHistory[V >: Null](val historyRetentionMs: Long) {
 
   /**
    * The value valid at `asOf` (null for none or a tombstone), as Kafka's `get(key, asOf)`: the version with the
-   * greatest timestamp `<= asOf`; but once `asOf` is older than the table's history (`asOf < observed -
-   * retention`) only the latest version may answer, and only if it is not newer than `asOf`.
+   * greatest timestamp `<= asOf`; but once `asOf` is older than the table's history (`asOf < observed - retention`)
+   * only the latest version may answer, and only if it is not newer than `asOf`.
    */
   def get(asOf: Long, observedStreamTime: Long): V = {
     if (count == 0) return null
@@ -52,9 +52,9 @@ final class VersionedHistory[V >: Null](val historyRetentionMs: Long) {
   }
 
   /**
-   * Forgets the versions no lookup can reach any more: those older than the version valid at the history
-   * boundary (`observed - retention`). Later lookups inside the history find that version or a newer one, lookups
-   * outside it see only the latest version, and writes older than the boundary are refused.
+   * Forgets the versions no lookup can reach any more: those older than the version valid at the history boundary
+   * (`observed - retention`). Later lookups inside the history find that version or a newer one, lookups outside it
+   * see only the latest version, and writes older than the boundary are refused.
    */
   def prune(observedStreamTime: Long): Unit = {
     val anchor = floor(TimeMath.minus(observedStreamTime, historyRetentionMs))

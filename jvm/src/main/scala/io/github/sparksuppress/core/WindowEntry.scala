@@ -1,9 +1,9 @@
 package io.github.sparksuppress.core
 
 /**
- * One window of one key: Kafka's bounds (end exclusive for time windows, inclusive for sliding and session
- * windows), the aggregate's timestamp (the largest record timestamp in it) and the aggregation buffer.
- * `closed` marks a sliding window kept after it closed, because later records may still read its aggregate.
+ * One window of one key: Kafka's bounds (end exclusive for time windows, inclusive for sliding and session windows),
+ * the aggregate's timestamp (the largest record timestamp in it) and the aggregation buffer. `closed` marks a sliding
+ * window kept after it closed, because later records may still read its aggregate.
  */
 final class WindowEntry[B](val start: Long, val end: Long, var timestamp: Long, var buffer: B) {
   var closed: Boolean = false

@@ -2,6 +2,7 @@ package io.github.sparksuppress.core
 
 /** Receives what a windowed aggregation emits for one key, in Kafka's order. Bounds are Kafka's. */
 trait WindowSink[-B] {
+
   /** A window's aggregate: an update (onWindowUpdate) or its final result (onWindowClose). */
   def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit
 

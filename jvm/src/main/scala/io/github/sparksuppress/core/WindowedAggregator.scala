@@ -1,15 +1,15 @@
 package io.github.sparksuppress.core
 
 /**
- * Kafka's windowed aggregation for ONE key, driven by an explicit stream time: records go in with [[add]],
- * windows close with [[closeDue]]. The caller owns stream time (Kafka: the largest timestamp seen; the Spark
- * adapter: the watermark, advanced by the key's records in arrival order) and calls, per record,
- * `closeDue(st)` then `add(value, ts, st)` with `st` already including the record, so that windows closed by
- * that time neither take the record nor stay visible to it.
+ * Kafka's windowed aggregation for ONE key, driven by an explicit stream time: records go in with [[add]], windows
+ * close with [[closeDue]]. The caller owns stream time (Kafka: the largest timestamp seen; the Spark adapter: the
+ * watermark, advanced by the key's records in arrival order) and calls, per record, `closeDue(st)` then
+ * `add(value, ts, st)` with `st` already including the record, so that windows closed by that time neither take the
+ * record nor stay visible to it.
  *
  * Emission: under [[EmitMode.OnWindowUpdate]] every change goes to the sink as it happens; under
- * [[EmitMode.OnWindowClose]] each window goes to the sink once, from [[closeDue]]. Either way a closed window
- * leaves [[windows]] (sliding windows stay a while, marked closed; see [[SlidingWindowAggregator]]).
+ * [[EmitMode.OnWindowClose]] each window goes to the sink once, from [[closeDue]]. Either way a closed window leaves
+ * [[windows]] (sliding windows stay a while, marked closed; see [[SlidingWindowAggregator]]).
  */
 abstract class WindowedAggregator[V, B](val mode: EmitMode, val aggregation: Aggregation[V, B]) {
   def definition: WindowDefinition
@@ -50,8 +50,14 @@ abstract class WindowedAggregator[V, B](val mode: EmitMode, val aggregation: Agg
 }
 
 object WindowedAggregator {
+
   /** An aggregator for `definition` over `windows` (restored from state, or empty). */
-  def apply[V, B](definition: WindowDefinition, mode: EmitMode, aggregation: Aggregation[V, B], windows: KeyWindows[B]): WindowedAggregator[V, B] =
+  def apply[V, B](
+      definition: WindowDefinition,
+      mode: EmitMode,
+      aggregation: Aggregation[V, B],
+      windows: KeyWindows[B]
+  ): WindowedAggregator[V, B] =
     definition match {
       case t: TimeWindowDefinition => new TimeWindowAggregator(t, mode, aggregation, windows)
       case s: SlidingWindowDefinition => new SlidingWindowAggregator(s, mode, aggregation, windows)

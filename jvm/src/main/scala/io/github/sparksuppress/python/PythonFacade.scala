@@ -14,10 +14,10 @@ import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
 
 /**
- * The one entry point the Python package calls through py4j. Arguments cross as primitives: DataFrames, strings
- * and JSON documents of plain values (durations in milliseconds); results come back as DataFrames or JSON.
- * Every configuration is rebuilt here through the public Scala API, so Python gets the same validation, with
- * messages in the Python API's spelling ([[Spelling]]): Python itself checks only the types of its arguments.
+ * The one entry point the Python package calls through py4j. Arguments cross as primitives: DataFrames, strings and
+ * JSON documents of plain values (durations in milliseconds); results come back as DataFrames or JSON. Every
+ * configuration is rebuilt here through the public Scala API, so Python gets the same validation, with messages in
+ * the Python API's spelling ([[Spelling]]): Python itself checks only the types of its arguments.
  */
 object PythonFacade {
   private val mapper = new ObjectMapper()
@@ -28,10 +28,10 @@ object PythonFacade {
   def checkRuntime(): Unit = RuntimeCompatibility.check()
 
   /**
-   * Builds a suppress operator. `specJson` holds: key (list), timestamp, window (null, {"column": c} or
-   * {"start": s, "end": e}), graceMs (null or ms), tombstone (null or column), late ("drop" or "emit"),
-   * idleTimeoutMs (null or ms), and suppressed: {mode, timeLimitMs, bufferTime, clock, name, buffer: {maxRecords,
-   * maxBytes, whenFull}} (null bounds = none).
+   * Builds a suppress operator. `specJson` holds: key (list), timestamp, window (null, {"column": c} or {"start": s,
+   * "end": e}), graceMs (null or ms), tombstone (null or column), late ("drop" or "emit"), idleTimeoutMs (null or
+   * ms), and suppressed: {mode, timeLimitMs, bufferTime, clock, name, buffer: {maxRecords, maxBytes, whenFull}} (null
+   * bounds = none).
    */
   def suppress(df: DataFrame, specJson: String): DataFrame = Spelling.forPython {
     val spec = Spec.parse(specJson)
@@ -47,7 +47,8 @@ object PythonFacade {
       window = window,
       grace = spec.opt("graceMs").map(_.millis),
       tombstone = spec.opt("tombstone").map(_.text),
-      lateRecords = lateRecords(spec))
+      lateRecords = lateRecords(spec)
+    )
     idleTimeout(spec).map(op.withIdleTimeout).getOrElse(op).apply(df)
   }
 
@@ -74,7 +75,8 @@ object PythonFacade {
           case eager =>
             throw new IllegalArgumentException(
               s"untilWindowCloses accepts only strict buffer configs (unbounded, shutDownWhenFull or spillToDisk); " +
-                s"got $eager, which may emit early.")
+                s"got $eager, which may emit early."
+            )
         }
       case other => throw new IllegalArgumentException(s"unknown suppression mode '${Spec.shown(other)}'")
     }
@@ -108,62 +110,65 @@ object PythonFacade {
 
   /**
    * Builds a stream-table join. `specJson` holds: on (list), streamTimestamp, tableTimestamp, graceMs (null for
-   * none), historyRetentionMs (null: a non-versioned table), how ("inner" or "left"), tombstone (null or a
-   * column), name (null or a string), releaseOnWatermark and idleTimeoutMs (null or ms). `initialVersions` is a
-   * static DataFrame, or null.
+   * none), historyRetentionMs (null: a non-versioned table), how ("inner" or "left"), tombstone (null or a column),
+   * name (null or a string), releaseOnWatermark and idleTimeoutMs (null or ms). `initialVersions` is a static
+   * DataFrame, or null.
    */
-  def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame = Spelling.forPython {
-    val spec = Spec.parse(specJson)
-    val changelog = ChangelogTable.nonVersioned(table, spec("tableTimestamp").text)
-    val retained = spec.opt("historyRetentionMs").map(r => changelog.withHistoryRetention(r.millis))
-      .getOrElse(changelog)
-    val tombstoned = spec.opt("tombstone").map(t => retained.withTombstone(t.text)).getOrElse(retained)
-    val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
-    val base = Joined.forHow(spec("how").text)
-    val graced = spec.opt("graceMs").map(g => base.withGracePeriod(g.millis)).getOrElse(base)
-    val named = spec.opt("name").map(n => graced.withName(n.text)).getOrElse(graced)
-    val timed = idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named)
-    val joined = if (spec.opt("releaseOnWatermark").exists(!_.boolean)) timed.withoutWatermarkRelease() else timed
-    val on = spec("on").texts
-    StreamTableJoin(on, spec("streamTimestamp").text, seeded, joined).apply(stream)
-  }
-
+  def joinVersioned(stream: DataFrame, table: DataFrame, initialVersions: DataFrame, specJson: String): DataFrame =
+    Spelling.forPython {
+      val spec = Spec.parse(specJson)
+      val changelog = ChangelogTable.nonVersioned(table, spec("tableTimestamp").text)
+      val retained = spec.opt("historyRetentionMs").map(r => changelog.withHistoryRetention(r.millis))
+        .getOrElse(changelog)
+      val tombstoned = spec.opt("tombstone").map(t => retained.withTombstone(t.text)).getOrElse(retained)
+      val seeded = Option(initialVersions).map(tombstoned.withInitialVersions).getOrElse(tombstoned)
+      val base = Joined.forHow(spec("how").text)
+      val graced = spec.opt("graceMs").map(g => base.withGracePeriod(g.millis)).getOrElse(base)
+      val named = spec.opt("name").map(n => graced.withName(n.text)).getOrElse(graced)
+      val timed = idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named)
+      val joined = if (spec.opt("releaseOnWatermark").exists(!_.boolean)) timed.withoutWatermarkRelease() else timed
+      val on = spec("on").texts
+      StreamTableJoin(on, spec("streamTimestamp").text, seeded, joined).apply(stream)
+    }
 
   // Windowed aggregation with emit strategies (KIP-825).
 
   /**
    * Builds a windowed aggregation. `specJson` holds: key (list), timestamp, windows ({type: "time", sizeMs,
-   * advanceMs, graceMs} | {type: "sliding", timeDifferenceMs, graceMs} | {type: "session", gapMs, graceMs}),
-   * emit ("onWindowClose" | "onWindowUpdate"), name (or null), late ("drop" or "emit") and idleTimeoutMs (null or
-   * ms); `aggregations` are the aggregate columns.
+   * advanceMs, graceMs} | {type: "sliding", timeDifferenceMs, graceMs} | {type: "session", gapMs, graceMs}), emit
+   * ("onWindowClose" | "onWindowUpdate"), name (or null), late ("drop" or "emit") and idleTimeoutMs (null or ms);
+   * `aggregations` are the aggregate columns.
    */
-  def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
-    val spec = Spec.parse(specJson)
-    val op = AggregateWindowed(
-      key = spec("key").texts,
-      timestamp = spec("timestamp").text,
-      windows = windows(spec("windows")),
-      aggregations = aggregations.asScala.toList,
-      emit = spec("emit").text match {
-        case "onWindowClose" => EmitStrategy.onWindowClose()
-        case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
-        case other => throw new IllegalArgumentException(s"unknown emit strategy '${Spec.shown(other)}'")
-      },
-      lateRecords = lateRecords(spec))
-    val named = spec.opt("name").map(n => op.withName(n.text)).getOrElse(op)
-    idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named).apply(df)
-  }
+  def aggregateWindowed(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame =
+    Spelling.forPython {
+      val spec = Spec.parse(specJson)
+      val op = AggregateWindowed(
+        key = spec("key").texts,
+        timestamp = spec("timestamp").text,
+        windows = windows(spec("windows")),
+        aggregations = aggregations.asScala.toList,
+        emit = spec("emit").text match {
+          case "onWindowClose" => EmitStrategy.onWindowClose()
+          case "onWindowUpdate" => EmitStrategy.onWindowUpdate()
+          case other => throw new IllegalArgumentException(s"unknown emit strategy '${Spec.shown(other)}'")
+        },
+        lateRecords = lateRecords(spec)
+      )
+      val named = spec.opt("name").map(n => op.withName(n.text)).getOrElse(op)
+      idleTimeout(spec).map(named.withIdleTimeout).getOrElse(named).apply(df)
+    }
 
   /**
-   * Builds a non-windowed aggregation (Kafka's KTable aggregation). `specJson` holds: key (list), timestamp and
-   * name (or null); `aggregations` are the aggregate columns.
+   * Builds a non-windowed aggregation (Kafka's KTable aggregation). `specJson` holds: key (list), timestamp and name
+   * (or null); `aggregations` are the aggregate columns.
    */
   def aggregate(df: DataFrame, specJson: String, aggregations: java.util.List[Column]): DataFrame = Spelling.forPython {
     val spec = Spec.parse(specJson)
     val op = Aggregate(
       key = spec("key").texts,
       timestamp = spec("timestamp").text,
-      aggregations = aggregations.asScala.toList)
+      aggregations = aggregations.asScala.toList
+    )
     spec.opt("name").map(n => op.withName(n.text)).getOrElse(op).apply(df)
   }
 
@@ -180,7 +185,6 @@ object PythonFacade {
   /** The aggregate column folding `column` with a [[StringFold]] (Kafka's test aggregation). */
   def stringFold(column: Column, initial: String, separator: String): Column =
     Spelling.forPython(StringFold.column(column, initial, separator))
-
 
   /** Metrics of the spark-suppress operators of `query`, as JSON: {operatorName: {metric: value}}. */
   def metrics(query: StreamingQuery): String = metricsJson(Metrics.forQuery(query))
@@ -199,7 +203,13 @@ object PythonFacade {
 
   def testDriver(spark: SparkSession): TestDriver = TestDriver(spark)
 
-  def addInput(driver: TestDriver, name: String, schemaJson: String, timestamp: String, watermarkDelay: String): DataFrame =
+  def addInput(
+      driver: TestDriver,
+      name: String,
+      schemaJson: String,
+      timestamp: String,
+      watermarkDelay: String
+  ): DataFrame =
     driver.addInput(name, DataType.fromJson(schemaJson).asInstanceOf[StructType], timestamp, watermarkDelay)
 
   /** Feeds the rows of a (batch) DataFrame to input `name` as one step; returns what was emitted, as a DataFrame. */
@@ -219,8 +229,8 @@ object PythonFacade {
 
 /**
  * A spec as the client sent it, read strictly. The Python package writes it, but a Spark Connect server takes the
- * bytes from any client, so a missing field or one of another JSON type fails with its path named, rather than with
- * a null pointer or one of Jackson's coercions (`asLong` of "abc" is 0: a silent zero duration).
+ * bytes from any client, so a missing field or one of another JSON type fails with its path named, rather than with a
+ * null pointer or one of Jackson's coercions (`asLong` of "abc" is 0: a silent zero duration).
  */
 private[python] final class Spec private (node: JsonNode, path: String) {
   import Spec.malformed
@@ -276,5 +286,6 @@ private[python] object Spec {
 
   def malformed(what: String): IllegalArgumentException = new IllegalArgumentException(
     s"malformed operator spec: $what. The spark_suppress Python package writes this spec (PythonFacade documents " +
-      "its fields); a client of the same release as the server's jar sends a well-formed one.")
+      "its fields); a client of the same release as the server's jar sends a well-formed one."
+  )
 }

@@ -12,10 +12,10 @@ import org.apache.spark.sql.streaming.{GroupStateTimeout, StreamingQuery, Stream
 import org.apache.spark.sql.types.StructType
 
 /**
- * Tests a streaming pipeline one micro-batch at a time, as Kafka users test topologies with
- * `TopologyTestDriver`: each [[step]] feeds rows as one micro-batch, runs it to completion (including the
- * no-data batch a moved watermark triggers, so timers that became due fire within the step) and returns what
- * the pipeline emitted during the step. No wall-clock waiting is involved.
+ * Tests a streaming pipeline one micro-batch at a time, as Kafka users test topologies with `TopologyTestDriver`:
+ * each [[step]] feeds rows as one micro-batch, runs it to completion (including the no-data batch a moved watermark
+ * triggers, so timers that became due fire within the step) and returns what the pipeline emitted during the step. No
+ * wall-clock waiting is involved.
  *
  * {{{
  *   val driver = TestDriver(spark, schema, timestamp = "ts")
@@ -24,8 +24,8 @@ import org.apache.spark.sql.types.StructType
  *   driver.stop()
  * }}}
  *
- * The input carries a watermark on `timestamp` with the given delay ("0 seconds": Kafka's exact timing).
- * [[restart]] stops the query and starts it again from the same checkpoint, to test recovery.
+ * The input carries a watermark on `timestamp` with the given delay ("0 seconds": Kafka's exact timing). [[restart]]
+ * stops the query and starts it again from the same checkpoint, to test recovery.
  *
  * A pipeline with processing-time timers (e.g. a wall-clock time limit, or an idle timeout) never runs out of
  * batches, since Spark runs one per trigger (every 20 ms here) to check those timers; for it a step waits until the
@@ -44,8 +44,8 @@ final class TestDriver private (val spark: SparkSession) {
   private var checkpoint: String = _
 
   /**
-   * Adds an input stream named `name` and returns it: the schema's columns, with a watermark on `timestamp`
-   * (none when `timestamp` is null). Inputs are added before [[start]].
+   * Adds an input stream named `name` and returns it: the schema's columns, with a watermark on `timestamp` (none
+   * when `timestamp` is null). Inputs are added before [[start]].
    */
   def addInput(name: String, schema: StructType, timestamp: String, watermarkDelay: String): DataFrame = {
     require(query == null, "add inputs before start()")
@@ -58,7 +58,10 @@ final class TestDriver private (val spark: SparkSession) {
 
   /** The input stream named `name`. */
   def input(name: String): DataFrame =
-    streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'; inputs: ${streams.keys.mkString(", ")}"))._2
+    streams.getOrElse(
+      name,
+      throw new IllegalArgumentException(s"no input named '$name'; inputs: ${streams.keys.mkString(", ")}")
+    )._2
 
   /** The only input stream (for drivers with a single input). */
   def input: DataFrame = single._2
@@ -118,16 +121,17 @@ final class TestDriver private (val spark: SparkSession) {
    * last one that moved the query's time (had input rows, or a new watermark) has completed, and returns what was
    * emitted meanwhile (e.g. what an idle timeout released). It waits on the real clock, `duration` and a trigger or
    * two, so keep durations small. Without processing-time timers Spark runs no micro-batch without input, so nothing
-   * can happen: the time passes and nothing is run. Nor does Spark run one after [[restart]] until input arrives
-   * (it decides on batches without input from the last batch the running query executed), so idling right after a
-   * restart is refused: [[step]] first.
+   * can happen: the time passes and nothing is run. Nor does Spark run one after [[restart]] until input arrives (it
+   * decides on batches without input from the last batch the running query executed), so idling right after a restart
+   * is refused: [[step]] first.
    */
   def idle(duration: java.time.Duration): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before letting it idle")
     if (processingTimeTimers && restartedWithoutInput) {
       throw new IllegalStateException(
         "idle() right after restart(): Spark runs no micro-batch after a restart until input arrives, so no time " +
-          "would pass for the pipeline. Feed a step first.")
+          "would pass for the pipeline. Feed a step first."
+      )
     }
     if (processingTimeTimers) {
       progress.awaitInputRows(query, rowsAdded)
@@ -226,7 +230,12 @@ object TestDriver {
   }
 
   /** A driver with one input, named "input", watermarked on `timestamp`. */
-  def apply(spark: SparkSession, schema: StructType, timestamp: String, watermarkDelay: String = "0 seconds"): TestDriver = {
+  def apply(
+      spark: SparkSession,
+      schema: StructType,
+      timestamp: String,
+      watermarkDelay: String = "0 seconds"
+  ): TestDriver = {
     val d = new TestDriver(spark)
     d.addInput("input", schema, timestamp, watermarkDelay)
     d

@@ -38,7 +38,8 @@ class BufferExamplesSuite extends AnyFunSuite {
     }
     val timeLimit =
       if (mode == "untilTimeLimit") cfg.get("timeLimitMs").asLong() else cfg.get("effectiveSuppressDurationMs").asLong()
-    val rule = Option(cfg.get("bufferTime")).map(n => BufferTimeRule.fromName(n.asText())).getOrElse(BufferTimeRule.First)
+    val rule =
+      Option(cfg.get("bufferTime")).map(n => BufferTimeRule.fromName(n.asText())).getOrElse(BufferTimeRule.First)
     val spec = SuppressionSpec(
       name = v.get("id").asText(),
       timeLimitMs = timeLimit,
@@ -46,7 +47,8 @@ class BufferExamplesSuite extends AnyFunSuite {
       maxBytes = Vectors.longOrMax(cfg.get("maxBytes")),
       whenFull = full,
       dropTombstones = mode == "untilWindowCloses",
-      bufferTimeRule = rule)
+      bufferTimeRule = rule
+    )
     val valueLength = Option(cfg.get("sizeModel")).exists(_.asText() == "value_length")
     val suppressor = new Suppressor[String, String](spec, _ == null)
     suppressor.sample() // Kafka samples the buffer once when it is opened
@@ -61,7 +63,8 @@ class BufferExamplesSuite extends AnyFunSuite {
         val value = Vectors.textOrNull(r.get("value"))
         val ts = r.get("ts").asLong()
         val bufferTime = if (mode == "untilWindowCloses") r.get("window_end").asLong() else ts
-        val size = if (valueLength) Option(value).map(_.length.toLong).getOrElse(0L) else kafkaSize(r.get("key").asText(), r.get("value"))
+        val size = if (valueLength) Option(value).map(_.length.toLong).getOrElse(0L)
+        else kafkaSize(r.get("key").asText(), r.get("value"))
         st = math.max(st, ts)
         val emitter = new SuppressionEmitter[String, String] {
           def emit(rec: BufferedRecord[String, String]): Unit = outs += Out(seq, rec.key, rec.value, rec.timestamp)
@@ -86,17 +89,21 @@ class BufferExamplesSuite extends AnyFunSuite {
   }
 
   // Processor-level suppress vectors: every input reaches the suppressor directly (no upstream aggregation).
-  private val processorLevel = Seq("suppress_time_limit.json", "suppress_buffer_limits.json", "suppress_final_results.json")
-    .flatMap(Vectors.family)
-    .filter(v => v.get("config").has("mode") && !v.has("optional"))
-    .filter(v => !v.has("kafka_entry_sizes_bytes") || v.get("kafka_entry_sizes_bytes").isArray)
+  private val processorLevel =
+    Seq("suppress_time_limit.json", "suppress_buffer_limits.json", "suppress_final_results.json")
+      .flatMap(Vectors.family)
+      .filter(v => v.get("config").has("mode") && !v.has("optional"))
+      .filter(v => !v.has("kafka_entry_sizes_bytes") || v.get("kafka_entry_sizes_bytes").isArray)
 
   for (v <- processorLevel) {
     test(s"core: ${v.get("id").asText()}") {
       val (outs, error) = run(v)
       assert(outs === expected(v))
       if (v.has("expected_error")) {
-        assert(error.exists(_.getMessage.contains("buffer exceeded its max capacity")), s"expected ${v.get("expected_error")}")
+        assert(
+          error.exists(_.getMessage.contains("buffer exceeded its max capacity")),
+          s"expected ${v.get("expected_error")}"
+        )
       } else assert(error.isEmpty, error.map(_.getMessage).getOrElse(""))
       // Metrics asserted after the last input (the core cannot be read between steps from here).
       Vectors.array(v.get("expected_metrics")).lastOption.foreach { m =>

@@ -8,19 +8,26 @@ import io.github.sparksuppress.core.TestAggregations._
 import io.github.sparksuppress.core.chain._
 
 /**
- * What one input record makes a node forward reaches the next node one record at a time, in the order Kafka
- * forwards, and each moves that node's stream time before the next arrives. The expected outputs are derived by
- * hand from Kafka's rules (named in each test), not from this code.
+ * What one input record makes a node forward reaches the next node one record at a time, in the order Kafka forwards,
+ * and each moves that node's stream time before the next arrives. The expected outputs are derived by hand from
+ * Kafka's rules (named in each test), not from this code.
  */
 class ChainForwardOrderSuite extends AnyFunSuite {
 
   private def slidingCountThenFinalResults(d: Long): Chain[String] = {
     val count = new WindowedAggregateNode[String, Any, Counter](
-      SlidingWindowDefinition(d, graceMs = 0L), EmitMode.OnWindowUpdate, Count, _.value,
-      (_, _, _, c, retraction) => if (retraction) null else java.lang.Long.valueOf(c.n))
+      SlidingWindowDefinition(d, graceMs = 0L),
+      EmitMode.OnWindowUpdate,
+      Count,
+      _.value,
+      (_, _, _, c, retraction) => if (retraction) null else java.lang.Long.valueOf(c.n)
+    )
     // untilWindowCloses below a grace-0 aggregation: buffer time = window end, suppress duration 0.
     val finalResults = new SuppressNode[String](
-      SuppressionSpec("final", timeLimitMs = 0L, dropTombstones = true), untilWindowCloses = true, _ => 1L)
+      SuppressionSpec("final", timeLimitMs = 0L, dropTombstones = true),
+      untilWindowCloses = true,
+      _ => 1L
+    )
     new Chain[String](IndexedSeq(count, finalResults))
   }
 

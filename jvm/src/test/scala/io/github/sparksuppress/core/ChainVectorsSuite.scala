@@ -10,16 +10,17 @@ import io.github.sparksuppress.core.chain._
 import io.github.sparksuppress.testkit.Vectors
 
 /**
- * Every chain vector (`chains.json`) through the pure core's [[Chain]], built from the vector's config fields,
- * with Kafka's execution model: one task, one record at a time. Each step's output is compared with `expected`;
- * on a mismatch the message also compares every intermediate node's output with `expected_stages`.
+ * Every chain vector (`chains.json`) through the pure core's [[Chain]], built from the vector's config fields, with
+ * Kafka's execution model: one task, one record at a time. Each step's output is compared with `expected`; on a
+ * mismatch the message also compares every intermediate node's output with `expected_stages`.
  */
 class ChainVectorsSuite extends AnyFunSuite {
 
   private case class Out(afterSeq: Int, key: String, window: Option[(Long, Long)], value: String, ts: Long)
 
   private def definition(w: JsonNode): WindowDefinition = w.get("type").asText() match {
-    case "time" => TimeWindowDefinition(w.get("sizeMs").asLong(), w.get("advanceMs").asLong(), w.get("graceMs").asLong())
+    case "time" =>
+      TimeWindowDefinition(w.get("sizeMs").asLong(), w.get("advanceMs").asLong(), w.get("graceMs").asLong())
     case "session" => SessionWindowDefinition(w.get("gapMs").asLong(), w.get("graceMs").asLong())
     case "sliding" => SlidingWindowDefinition(w.get("timeDifferenceMs").asLong(), w.get("graceMs").asLong())
     case other => fail(s"unknown window type $other")
@@ -47,7 +48,10 @@ class ChainVectorsSuite extends AnyFunSuite {
           val aggregator = a.get("aggregator").asText()
           assert(aggregator.matches("agg \\+ \"[^\"]*\" \\+ value"), s"unknown aggregator $aggregator")
           val zero = a.get("initializer").asText().stripPrefix("\"").stripSuffix("\"")
-          (new StringFold(zero, quoted(aggregator)).asInstanceOf[Aggregation[String, Any]], (b: Any) => b.asInstanceOf[AnyRef])
+          (
+            new StringFold(zero, quoted(aggregator)).asInstanceOf[Aggregation[String, Any]],
+            (b: Any) => b.asInstanceOf[AnyRef]
+          )
         case "reduce" =>
           assert(a.get("reducer").asText() == "(v1, v2) -> v2", s"unknown reducer $a")
           (Latest.asInstanceOf[Aggregation[String, Any]], (b: Any) => b.asInstanceOf[AnyRef])
@@ -61,8 +65,13 @@ class ChainVectorsSuite extends AnyFunSuite {
         case "onWindowClose" => EmitMode.OnWindowClose
         case "onWindowUpdate" => EmitMode.OnWindowUpdate
       }
-      new WindowedAggregateNode[String, String, Any](definition(w), mode, aggregation, valueOf,
-        (_, _, _, b, retraction) => if (retraction) null else finish(b))
+      new WindowedAggregateNode[String, String, Any](
+        definition(w),
+        mode,
+        aggregation,
+        valueOf,
+        (_, _, _, b, retraction) => if (retraction) null else finish(b)
+      )
     }
   }
 
@@ -70,11 +79,14 @@ class ChainVectorsSuite extends AnyFunSuite {
     val mode = step.get("mode").asText()
     val spec = SuppressionSpec(
       name = name,
-      timeLimitMs = if (mode == "untilTimeLimit") step.get("timeLimitMs").asLong() else step.get("effectiveSuppressDurationMs").asLong(),
+      timeLimitMs = if (mode == "untilTimeLimit") step.get("timeLimitMs").asLong()
+      else step.get("effectiveSuppressDurationMs").asLong(),
       maxRecords = Vectors.longOrMax(step.get("maxRecords")),
       maxBytes = Vectors.longOrMax(step.get("maxBytes")),
-      whenFull = if (step.get("bufferFull").asText() == "emitEarly") BufferFullStrategy.EmitEarly else BufferFullStrategy.ShutDown,
-      dropTombstones = mode == "untilWindowCloses")
+      whenFull = if (step.get("bufferFull").asText() == "emitEarly") BufferFullStrategy.EmitEarly
+      else BufferFullStrategy.ShutDown,
+      dropTombstones = mode == "untilWindowCloses"
+    )
     new SuppressNode[String](spec, untilWindowCloses = mode == "untilWindowCloses", kafkaSize)
   }
 
@@ -95,7 +107,9 @@ class ChainVectorsSuite extends AnyFunSuite {
       name = name,
       joinType = JoinType.fromName(step.get("joinType").asText()),
       graceMs = Option(step.get("graceMs")).filterNot(_.isNull).map(_.asLong()),
-      historyRetentionMs = if (table.get("versioned").asBoolean()) Some(table.get("historyRetentionMs").asLong()) else None)
+      historyRetentionMs =
+        if (table.get("versioned").asBoolean()) Some(table.get("historyRetentionMs").asLong()) else None
+    )
     val sep = quoted(step.get("joiner").asText())
     new JoinNode[String](spec, (s, t) => s"$s$sep${if (t == null) "null" else t}", _ => 1L)
   }
@@ -117,7 +131,13 @@ class ChainVectorsSuite extends AnyFunSuite {
   }
 
   private def render(seq: Int, r: ChainRecord[String]): Out =
-    Out(seq, r.key, Option(r.window).map(w => (w.start, w.end)), if (r.isTombstone) null else r.value.toString, r.timestamp)
+    Out(
+      seq,
+      r.key,
+      Option(r.window).map(w => (w.start, w.end)),
+      if (r.isTombstone) null else r.value.toString,
+      r.timestamp
+    )
 
   private final case class Run(outs: Seq[Out], stages: Map[Int, Seq[Out]])
 
@@ -130,7 +150,12 @@ class ChainVectorsSuite extends AnyFunSuite {
     val sink = new ChainOutput[String] { def forward(r: ChainRecord[String]): Unit = outs += render(seq, r) }
     Vectors.array(v.get("input")).foreach { r =>
       seq = r.get("seq").asInt()
-      val record = ChainRecord[String](Vectors.textOrNull(r.get("key")), null, Vectors.textOrNull(r.get("value")), r.get("ts").asLong())
+      val record = ChainRecord[String](
+        Vectors.textOrNull(r.get("key")),
+        null,
+        Vectors.textOrNull(r.get("value")),
+        r.get("ts").asLong()
+      )
       r.get("side").asText() match {
         case "table" if tableInput =>
           // builder.table(...) drops null keys at the source; every other update reaches the first node.
@@ -143,8 +168,15 @@ class ChainVectorsSuite extends AnyFunSuite {
   }
 
   private def parse(outputs: JsonNode): Seq[Out] = Vectors.array(outputs).map { o =>
-    val window = if (o.has("window_start")) Some((o.get("window_start").asLong(), o.get("window_end").asLong())) else None
-    Out(o.get("after_seq").asInt(), Vectors.textOrNull(o.get("key")), window, Vectors.textOrNull(o.get("value")), o.get("ts").asLong())
+    val window =
+      if (o.has("window_start")) Some((o.get("window_start").asLong(), o.get("window_end").asLong())) else None
+    Out(
+      o.get("after_seq").asInt(),
+      Vectors.textOrNull(o.get("key")),
+      window,
+      Vectors.textOrNull(o.get("value")),
+      o.get("ts").asLong()
+    )
   }
 
   /** Within a step, outputs of one key keep their order; across keys the order is free (as in the vectors). */
@@ -160,8 +192,11 @@ class ChainVectorsSuite extends AnyFunSuite {
         val got = result.stages.getOrElse(i, Seq.empty)
         val want = parse(s.get("output"))
         val same = byStepAndKey(got) == byStepAndKey(want)
-        (same, if (same) s"step $i (${s.get("op").asText()}): as Kafka"
-        else s"step $i (${s.get("op").asText()}) differs:\n  got  $got\n  want $want")
+        (
+          same,
+          if (same) s"step $i (${s.get("op").asText()}): as Kafka"
+          else s"step $i (${s.get("op").asText()}) differs:\n  got  $got\n  want $want"
+        )
       }
       val stageReport = stages.map(_._2).mkString("\n")
       assert(byStepAndKey(result.outs) === byStepAndKey(parse(v.get("expected"))), "\n" + stageReport)

@@ -9,16 +9,17 @@ import io.github.sparksuppress.core.TestAggregations._
 import io.github.sparksuppress.testkit.Vectors
 
 /**
- * Every emit-strategy vector through the pure core, with Kafka's own execution model: one task, stream time =
- * the largest timestamp of the non-null-key records so far (starting at -1), and after each record every key's
- * windows closed at that stream time are emitted (Kafka's fetchAll over all keys).
+ * Every emit-strategy vector through the pure core, with Kafka's own execution model: one task, stream time = the
+ * largest timestamp of the non-null-key records so far (starting at -1), and after each record every key's windows
+ * closed at that stream time are emitted (Kafka's fetchAll over all keys).
  */
 class EmitVectorsSuite extends AnyFunSuite {
 
   private case class Out(afterSeq: Int, key: String, start: Long, end: Long, value: String, ts: Long)
 
   private def definition(w: JsonNode): WindowDefinition = w.get("type").asText() match {
-    case "time" => TimeWindowDefinition(w.get("sizeMs").asLong(), w.get("advanceMs").asLong(), w.get("graceMs").asLong())
+    case "time" =>
+      TimeWindowDefinition(w.get("sizeMs").asLong(), w.get("advanceMs").asLong(), w.get("graceMs").asLong())
     case "session" => SessionWindowDefinition(w.get("gapMs").asLong(), w.get("graceMs").asLong())
     case "sliding" => SlidingWindowDefinition(w.get("timeDifferenceMs").asLong(), w.get("graceMs").asLong())
   }
@@ -40,7 +41,8 @@ class EmitVectorsSuite extends AnyFunSuite {
   private def run(v: JsonNode): Run = {
     val cfg = v.get("config")
     val d = definition(cfg.get("window"))
-    val mode = if (cfg.get("emitStrategy").asText() == "onWindowClose") EmitMode.OnWindowClose else EmitMode.OnWindowUpdate
+    val mode =
+      if (cfg.get("emitStrategy").asText() == "onWindowClose") EmitMode.OnWindowClose else EmitMode.OnWindowUpdate
     val agg = aggregation(cfg)
     val keys = mutable.LinkedHashMap.empty[String, WindowedAggregator[String, Any]]
     val outs = Seq.newBuilder[Out]
@@ -67,14 +69,24 @@ class EmitVectorsSuite extends AnyFunSuite {
         keys.foreach { case (k, other) => other.closeDue(st, sinkFor(k)) }
       }
     }
-    Run(outs.result(), nullKeys + keys.values.map(_.metrics.dropped).sum, keys.values.map(_.metrics.emittedFinal).sum,
-      lateness.evaluate(-1))
+    Run(
+      outs.result(),
+      nullKeys + keys.values.map(_.metrics.dropped).sum,
+      keys.values.map(_.metrics.emittedFinal).sum,
+      lateness.evaluate(-1)
+    )
   }
 
   private def expected(v: JsonNode): Seq[Out] = Vectors.array(v.get("expected")).map { o =>
     val value = o.get("value")
-    Out(o.get("after_seq").asInt(), o.get("key").asText(), o.get("window_start").asLong(), o.get("window_end").asLong(),
-      if (value.isNull) null else value.asText(), o.get("ts").asLong())
+    Out(
+      o.get("after_seq").asInt(),
+      o.get("key").asText(),
+      o.get("window_start").asLong(),
+      o.get("window_end").asLong(),
+      if (value.isNull) null else value.asText(),
+      o.get("ts").asLong()
+    )
   }
 
   /** Within a step, outputs of one key keep their order; across keys the order is free (as in the vectors). */
@@ -86,10 +98,15 @@ class EmitVectorsSuite extends AnyFunSuite {
   for (v <- vectors) {
     test(v.get("id").asText()) {
       val result = run(v)
-      assert(byStepAndKey(result.outs) === byStepAndKey(expected(v)), Option(v.get("notes")).map(_.asText()).getOrElse(""))
+      assert(
+        byStepAndKey(result.outs) === byStepAndKey(expected(v)),
+        Option(v.get("notes")).map(_.asText()).getOrElse("")
+      )
       Option(v.get("expected_metrics")).foreach { m =>
         Option(m.get("dropped-records-total")).foreach(x => assert(result.dropped.toDouble === x.asDouble()))
-        Option(m.get("window-aggregate-final-emit-total")).foreach(x => assert(result.emittedFinal.toDouble === x.asDouble()))
+        Option(m.get("window-aggregate-final-emit-total")).foreach(x =>
+          assert(result.emittedFinal.toDouble === x.asDouble())
+        )
         Option(m.get("record-lateness-max")).foreach(x => assert(result.lateness.max.toDouble === x.asDouble()))
         Option(m.get("record-lateness-avg")).foreach { x =>
           assert(result.lateness.total.toDouble / result.lateness.records === x.asDouble())

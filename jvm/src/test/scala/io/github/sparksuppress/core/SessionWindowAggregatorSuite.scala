@@ -13,7 +13,11 @@ class SessionWindowAggregatorSuite extends AnyFunSuite {
   }
 
   /** Applies records with Kafka's stream time (the largest timestamp so far, starting at -1). */
-  private def feed(agg: SessionWindowAggregator[String, String], sink: Recording[String], records: (String, Long)*): Unit = {
+  private def feed(
+      agg: SessionWindowAggregator[String, String],
+      sink: Recording[String],
+      records: (String, Long)*
+  ): Unit = {
     var st = -1L
     records.foreach { case (v, ts) =>
       st = math.max(st, ts)
@@ -36,7 +40,8 @@ class SessionWindowAggregatorSuite extends AnyFunSuite {
     assert(sink.take() === Seq(
       ("result", 10L, 10L, 10L, "0+1"),
       ("retraction", 10L, 10L, 10L, "0+1"),
-      ("result", 10L, 15L, 15L, "0+0+1+2")))
+      ("result", 10L, 15L, 15L, "0+0+1+2")
+    ))
   }
 
   test("a record bridging two sessions retracts both, ordered by end, then emits the merged session") {
@@ -46,7 +51,8 @@ class SessionWindowAggregatorSuite extends AnyFunSuite {
     assert(sink.take().drop(2) === Seq(
       ("retraction", 0L, 0L, 0L, "0+a"),
       ("retraction", 30L, 30L, 30L, "0+b"),
-      ("result", 0L, 30L, 30L, "0+0+a+0+b+c")))
+      ("result", 0L, 30L, 30L, "0+0+a+0+b+c")
+    ))
     assert(a.windows.size === 1)
   }
 

@@ -7,9 +7,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.github.sparksuppress.core.TestAggregations._
 
 /**
- * Kafka's sliding windows, checked against their definition: every window `[s, s + d]` aggregates exactly the
- * records inside it; each record has its left window (`[ts - d, ts]`, or the shared `[0, d]` for records
- * before `d`) and, when a later record falls within `d` after it, its right window `[ts + 1, ts + 1 + d]`.
+ * Kafka's sliding windows, checked against their definition: every window `[s, s + d]` aggregates exactly the records
+ * inside it; each record has its left window (`[ts - d, ts]`, or the shared `[0, d]` for records before `d`) and,
+ * when a later record falls within `d` after it, its right window `[ts + 1, ts + 1 + d]`.
  */
 class SlidingWindowAggregatorSuite extends AnyFunSuite {
 
@@ -28,7 +28,8 @@ class SlidingWindowAggregatorSuite extends AnyFunSuite {
     records.foreach { t =>
       val left = if (t < d) 0L else t - d
       assert(windows.contains(left), s"left window of $t in $records: ${agg.windows}")
-      if (records.exists(u => u > t && u <= t + 1 + d)) assert(windows.contains(t + 1), s"right window of $t in $records")
+      if (records.exists(u => u > t && u <= t + 1 + d))
+        assert(windows.contains(t + 1), s"right window of $t in $records")
     }
   }
 

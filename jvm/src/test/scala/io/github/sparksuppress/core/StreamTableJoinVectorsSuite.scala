@@ -8,8 +8,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.github.sparksuppress.testkit.Vectors
 
 /**
- * Runs the stream-table join vectors through the pure core, one record at a time and in two stages as the Spark
- * plan does: a [[StreamTableSequencer]] (all keys of the task) followed by one [[TableEntry]] per key.
+ * Runs the stream-table join vectors through the pure core, one record at a time and in two stages as the Spark plan
+ * does: a [[StreamTableSequencer]] (all keys of the task) followed by one [[TableEntry]] per key.
  */
 class StreamTableJoinVectorsSuite extends AnyFunSuite {
 
@@ -22,11 +22,14 @@ class StreamTableJoinVectorsSuite extends AnyFunSuite {
       name = v.get("id").asText(),
       joinType = JoinType.fromName(cfg.get("joinType").asText()),
       graceMs = Option(cfg.get("graceMs")).filterNot(_.isNull).map(_.asLong()),
-      historyRetentionMs = if (table.get("versioned").asBoolean()) Some(table.get("historyRetentionMs").asLong()) else None)
+      historyRetentionMs =
+        if (table.get("versioned").asBoolean()) Some(table.get("historyRetentionMs").asLong()) else None
+    )
   }
 
   /** The joiner's separator: `streamValue + "+" + tableValue` joins with "+". */
-  private def separator(v: JsonNode): String = "\"([^\"]*)\"".r.findFirstMatchIn(v.get("config").get("joiner").asText()).get.group(1)
+  private def separator(v: JsonNode): String =
+    "\"([^\"]*)\"".r.findFirstMatchIn(v.get("config").get("joiner").asText()).get.group(1)
 
   private def run(v: JsonNode): (Seq[Out], StreamTableJoinMetrics) = {
     val s = spec(v)
@@ -80,7 +83,8 @@ class StreamTableJoinVectorsSuite extends AnyFunSuite {
   for (v <- Vectors.family("grace_join_errors.json")) {
     test(v.get("id").asText()) {
       val message = v.get("expected_error").asText()
-      val (grace, retention) = if (message.contains("History retention")) (Some(6L * 60000), Some(5L * 60000)) else (Some(6L), None)
+      val (grace, retention) =
+        if (message.contains("History retention")) (Some(6L * 60000), Some(5L * 60000)) else (Some(6L), None)
       val e = intercept[IllegalArgumentException](StreamTableJoinSpec("join", JoinType.Inner, grace, retention))
       assert(message.contains(e.getMessage.stripPrefix("requirement failed: ")), e.getMessage)
     }

@@ -2,7 +2,10 @@ package io.github.sparksuppress.core
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** Release by an outside clock (the query's watermark): only past everything the shard has seen, never Kafka's rule changed. */
+/**
+ * Release by an outside clock (the query's watermark): only past everything the shard has seen, never Kafka's rule
+ * changed.
+ */
 class StreamTableSequencerReleaseSuite extends AnyFunSuite {
 
   private final class Joins extends JoinSequence[String, String, String] {
@@ -12,7 +15,8 @@ class StreamTableSequencerReleaseSuite extends AnyFunSuite {
   }
 
   private def sequencer = new StreamTableSequencer[String, String, String](
-    StreamTableJoinSpec("release", JoinType.Left, graceMs = Some(10), historyRetentionMs = Some(1000)))
+    StreamTableJoinSpec("release", JoinType.Left, graceMs = Some(10), historyRetentionMs = Some(1000))
+  )
 
   test("a time past every record of the shard releases what its grace lets go; the buffer's clock stays Kafka's") {
     val s = sequencer

@@ -5,8 +5,8 @@ import scala.collection.mutable
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * Random operation sequences against a naive model of Kafka's suppress algorithm: a plain map whose eviction
- * order is found by sorting all entries every time. Seeded, so a failure names the seed that reproduces it.
+ * Random operation sequences against a naive model of Kafka's suppress algorithm: a plain map whose eviction order is
+ * found by sorting all entries every time. Seeded, so a failure names the seed that reproduces it.
  */
 class SuppressionBufferPropertySuite extends AnyFunSuite {
 
@@ -45,7 +45,8 @@ class SuppressionBufferPropertySuite extends AnyFunSuite {
       maxBytes = if (bounded == 2) rnd.nextInt(12).toLong else Long.MaxValue,
       whenFull = BufferFullStrategy.EmitEarly,
       dropTombstones = rnd.nextBoolean(),
-      bufferTimeRule = if (rnd.nextBoolean()) BufferTimeRule.First else BufferTimeRule.Latest)
+      bufferTimeRule = if (rnd.nextBoolean()) BufferTimeRule.First else BufferTimeRule.Latest
+    )
   }
 
   test("the buffer agrees with the naive model over thousands of random sequences") {
@@ -189,7 +190,9 @@ class SuppressionBufferPropertySuite extends AnyFunSuite {
 
   test("a shut-down buffer names the operator, the bound and the counts") {
     val s = new Suppressor[String, String](
-      SuppressionSpec("alerts", Long.MaxValue, maxRecords = 1, whenFull = BufferFullStrategy.ShutDown), _ == null)
+      SuppressionSpec("alerts", Long.MaxValue, maxRecords = 1, whenFull = BufferFullStrategy.ShutDown),
+      _ == null
+    )
     val none = new SuppressionEmitter[String, String] { def emit(r: BufferedRecord[String, String]): Unit = fail() }
     s.put("a", "x", 0, 0, 3, 0, none)
     val e = intercept[BufferFullException](s.put("b", "y", 1, 1, 4, 1, none))
@@ -208,7 +211,8 @@ class SuppressionBufferPropertySuite extends AnyFunSuite {
     val bytes = SuppressionBufferCodec.toBytes(new SuppressionBuffer[String, String](BufferTimeRule.First))
     bytes(0) = 9
     val e = intercept[IllegalStateException](
-      SuppressionBufferCodec.read(new ByteReader(bytes), new SuppressionBuffer[String, String](BufferTimeRule.First)))
+      SuppressionBufferCodec.read(new ByteReader(bytes), new SuppressionBuffer[String, String](BufferTimeRule.First))
+    )
     assert(e.getMessage.contains("format version 9"))
   }
 }

@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 /** Aggregations of the Kafka tests: string concatenation (not a monoid) and count. */
 object TestAggregations {
+
   /** Kafka's test aggregator: initializer `zero`, aggregator `agg + sep + value`, merger `agg1 + sep + agg2`. */
   final class StringFold(zero: String, sep: String = "+") extends Aggregation[String, String] {
     def initial(): String = zero
@@ -25,8 +26,10 @@ object TestAggregations {
   /** What a sink saw: (kind, start, end, timestamp, rendered buffer); kind is "result" or "retraction". */
   final class Recording[B](render: B => String = (b: B) => String.valueOf(b)) extends WindowSink[B] {
     val seen = new ArrayBuffer[(String, Long, Long, Long, String)]
-    def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit = seen += (("result", start, end, timestamp, render(buffer)))
-    def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit = seen += (("retraction", start, end, timestamp, render(buffer)))
+    def result(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      seen += (("result", start, end, timestamp, render(buffer)))
+    def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      seen += (("retraction", start, end, timestamp, render(buffer)))
     def take(): Seq[(String, Long, Long, Long, String)] = { val s = seen.toList; seen.clear(); s }
   }
 }

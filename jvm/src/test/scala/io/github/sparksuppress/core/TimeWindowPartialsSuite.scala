@@ -7,8 +7,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.github.sparksuppress.core.TestAggregations._
 
 /**
- * Combining one key's records per window before the shuffle must give what Kafka's record-by-record processing
- * gives, drops included, whatever the stream time the state operator starts from.
+ * Combining one key's records per window before the shuffle must give what Kafka's record-by-record processing gives,
+ * drops included, whatever the stream time the state operator starts from.
  */
 class TimeWindowPartialsSuite extends AnyFunSuite {
 
@@ -22,7 +22,9 @@ class TimeWindowPartialsSuite extends AnyFunSuite {
       TimeWindowDefinition(advance * (2 + random.nextInt(5)), advance, random.nextInt(6).toLong)
     }
 
-  for (sliced <- Seq(false, true)) test(s"partials applied at the partition's starting stream time equal record-by-record processing (sliced: $sliced)") {
+  for (sliced <- Seq(false, true)) test(
+    s"partials applied at the partition's starting stream time equal record-by-record processing (sliced: $sliced)"
+  ) {
     val random = new Random(11)
     for (round <- 1 to 500) {
       val d = randomWindows(random, sliced)
@@ -30,16 +32,19 @@ class TimeWindowPartialsSuite extends AnyFunSuite {
       val startTime = random.nextInt(40).toLong - 1 // the stream time before the partition's records
       val records = Seq.fill(1 + random.nextInt(15))(random.nextInt(50).toLong)
 
-      val direct = new TimeWindowAggregator(d, EmitMode.OnWindowClose, Count, WindowedAggregator.emptyWindows[Counter](d))
+      val direct =
+        new TimeWindowAggregator(d, EmitMode.OnWindowClose, Count, WindowedAggregator.emptyWindows[Counter](d))
       var st = startTime
       records.foreach { ts => st = math.max(st, ts); direct.add("v", ts, st, new Recording[Counter]) }
 
       val partials = new TimeWindowPartials[Any, Counter](d, Count)
       records.foreach(ts => partials.add("v", ts))
-      val combined = new TimeWindowAggregator(d, EmitMode.OnWindowClose, Count, WindowedAggregator.emptyWindows[Counter](d))
+      val combined =
+        new TimeWindowAggregator(d, EmitMode.OnWindowClose, Count, WindowedAggregator.emptyWindows[Counter](d))
       partials.result.foreach(p => combined.addPartial(p.start, p.slice, p.buffer, p.maxTs, p.records, startTime))
 
-      def view(a: TimeWindowAggregator[Any, Counter]) = a.windows.iterator.map(w => (w.start, w.timestamp, w.buffer.n)).toList
+      def view(a: TimeWindowAggregator[Any, Counter]) =
+        a.windows.iterator.map(w => (w.start, w.timestamp, w.buffer.n)).toList
       assert(view(combined) === view(direct), s"round $round: $d from $startTime, records $records")
       assert(combined.metrics.dropped + partials.dropped === direct.metrics.dropped, s"round $round")
       assert(partials.maxTs === records.max)
@@ -61,8 +66,13 @@ class TimeWindowPartialsSuite extends AnyFunSuite {
     // 21 comes after 25: windows [12,22) and [14,24) are closed at 25, [16,26) .. [20,30) are not, so 21 is
     // dropped twice and combined into those three windows, not into its slice.
     assert(p.result.map(w => (w.start, w.slice, w.records, w.maxTs)) === Seq(
-      (12L, true, 2L, 13L), (14L, true, 1L, 15L), (16L, false, 1L, 21L), (18L, false, 1L, 21L), (20L, false, 1L, 21L),
-      (24L, true, 1L, 25L)))
+      (12L, true, 2L, 13L),
+      (14L, true, 1L, 15L),
+      (16L, false, 1L, 21L),
+      (18L, false, 1L, 21L),
+      (20L, false, 1L, 21L),
+      (24L, true, 1L, 25L)
+    ))
     assert(p.dropped === 2)
   }
 

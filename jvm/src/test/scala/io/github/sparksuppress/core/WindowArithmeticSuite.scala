@@ -30,16 +30,26 @@ class WindowArithmeticSuite extends AnyFunSuite {
     for (ts <- 0L to 200L; s <- starts(three, ts)) assert(s <= ts && ts < s + 10 && s % 3 == 0)
   }
 
-  test("close rules: time windows inclusive at end + grace, sliding windows after end + grace, sessions after end + gap + grace") {
+  test(
+    "close rules: time windows inclusive at end + grace, sliding windows after end + grace, sessions after end " +
+      "+ gap + grace"
+  ) {
     assert(TimeWindowDefinition(10, 10, 5).closesAt(0, 10) === 15L)
     assert(SlidingWindowDefinition(10, 5).closesAt(0, 10) === 16L)
     assert(SessionWindowDefinition(10, 1).closesAt(0, 0) === 12L)
-    assert(TimeWindowDefinition(10, 10, Long.MaxValue).closesAt(0, 10) === Long.MaxValue, "saturates instead of wrapping")
+    assert(
+      TimeWindowDefinition(10, 10, Long.MaxValue).closesAt(0, 10) === Long.MaxValue,
+      "saturates instead of wrapping"
+    )
   }
 
   test("a time window takes records until end + grace reaches stream time, then drops them, once per window") {
-    val agg = new TimeWindowAggregator(TimeWindowDefinition(10, 5, 5), EmitMode.OnWindowUpdate, new StringFold("0"),
-      WindowedAggregator.emptyWindows[String](TimeWindowDefinition(10, 5, 5)))
+    val agg = new TimeWindowAggregator(
+      TimeWindowDefinition(10, 5, 5),
+      EmitMode.OnWindowUpdate,
+      new StringFold("0"),
+      WindowedAggregator.emptyWindows[String](TimeWindowDefinition(10, 5, 5))
+    )
     val sink = new Recording[String]
     agg.add("a", 7, 14, sink) // [0,10) closes at 15: still open
     assert(sink.take().map(r => (r._2, r._5)) === Seq((0L, "0+a"), (5L, "0+a")))
@@ -50,7 +60,12 @@ class WindowArithmeticSuite extends AnyFunSuite {
 
   test("onWindowClose emits each time window once, in start order, with the largest record timestamp") {
     val d = TimeWindowDefinition(10, 5, 0)
-    val agg = new TimeWindowAggregator(d, EmitMode.OnWindowClose, new StringFold("0"), WindowedAggregator.emptyWindows[String](d))
+    val agg = new TimeWindowAggregator(
+      d,
+      EmitMode.OnWindowClose,
+      new StringFold("0"),
+      WindowedAggregator.emptyWindows[String](d)
+    )
     val sink = new Recording[String]
     agg.add("x", 6, 6, sink)
     agg.add("y", 3, 6, sink)
@@ -66,7 +81,8 @@ class WindowArithmeticSuite extends AnyFunSuite {
 
   test("onWindowUpdate forgets closed windows without emitting") {
     val d = SessionWindowDefinition(10, 0)
-    val agg = new SessionWindowAggregator(d, EmitMode.OnWindowUpdate, Count, WindowedAggregator.emptyWindows[Counter](d))
+    val agg =
+      new SessionWindowAggregator(d, EmitMode.OnWindowUpdate, Count, WindowedAggregator.emptyWindows[Counter](d))
     val sink = new Recording[Counter]
     agg.add("a", 0, 0, sink)
     assert(sink.take().size === 1)

@@ -15,8 +15,11 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 class BadStateSuite extends SparkSessionSuite {
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
 
-  private val all = Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-    OperatorsUnderTest.aggregateSessionsOnUpdate)
+  private val all = Seq(
+    OperatorsUnderTest.suppressTimeLimit,
+    OperatorsUnderTest.joinVersionedGrace,
+    OperatorsUnderTest.aggregateSessionsOnUpdate
+  )
 
   /** Spark reads and writes the files the same way for every operator: one in `make test`, all with RELIABILITY=1. */
   private val damagedFileOperators = ReliabilityLevel.pick(quick = all.take(1), whenFull = all)
@@ -45,7 +48,9 @@ class BadStateSuite extends SparkSessionSuite {
 
   private val damages: Seq[(String, File => Unit)] = Seq(
     "truncated to half its length" -> { f =>
-      val raf = new RandomAccessFile(f, "rw"); try raf.setLength(f.length / 2) finally raf.close()
+      val raf = new RandomAccessFile(f, "rw");
+      try raf.setLength(f.length / 2)
+      finally raf.close()
     },
     "a bit flipped in its middle" -> { f =>
       val raf = new RandomAccessFile(f, "rw")
@@ -54,7 +59,12 @@ class BadStateSuite extends SparkSessionSuite {
         raf.seek(f.length / 2); raf.write(b ^ 0x10)
       } finally raf.close()
     },
-    "emptied" -> { f => val raf = new RandomAccessFile(f, "rw"); try raf.setLength(0) finally raf.close() })
+    "emptied" -> { f =>
+      val raf = new RandomAccessFile(f, "rw");
+      try raf.setLength(0)
+      finally raf.close()
+    }
+  )
 
   // Spark reads the files (HDFS-backed provider) before any operator runs: the query fails with its
   // CANNOT_LOAD_STATE_STORE and the cause (an end of stream, LZ4's "Stream is corrupted"); on Spark 4.3 that message
@@ -76,17 +86,24 @@ class BadStateSuite extends SparkSessionSuite {
       val rng = new scala.util.Random(7L)
       val name = op.name.getBytes("UTF-8")
       val changed = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
-        .map(StateStoreAccess.rewriteDeltaValues(_, spark.sparkContext.getConf, v => {
-          // The header stays (format byte, the name), what follows is noise: damage past the header.
-          val at = v.indexOfSlice(name)
-          if (at < 0) v else v.take(at + name.length) ++ Array.fill(v.length - at - name.length)(rng.nextInt().toByte)
-        })).sum
+        .map(StateStoreAccess.rewriteDeltaValues(
+          _,
+          spark.sparkContext.getConf,
+          v => {
+            // The header stays (format byte, the name), what follows is noise: damage past the header.
+            val at = v.indexOfSlice(name)
+            if (at < 0) v else v.take(at + name.length) ++ Array.fill(v.length - at - name.length)(rng.nextInt().toByte)
+          }
+        )).sum
       assert(changed > 0, file)
       val committed = run.outputByBatch().map(_._1)
       val m = restartFails(op, run)
       // The aggregation checks its definition's fingerprint first: noise there fails that check, naming it too.
-      assert(m.contains(op.name) &&
-        (m.contains("cannot be read") || m.contains("the checkpoint's state was written for other windows")), m)
+      assert(
+        m.contains(op.name) &&
+          (m.contains("cannot be read") || m.contains("the checkpoint's state was written for other windows")),
+        m
+      )
       assert(run.outputByBatch().map(_._1) === committed, "a batch ran on with misread state")
     }
   }

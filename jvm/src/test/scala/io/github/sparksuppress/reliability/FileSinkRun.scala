@@ -22,9 +22,9 @@ import org.apache.spark.sql.types.StructType
  * triggers). [[stop]] and [[start]] restart from the same checkpoint with any pipeline built on [[inputs]], so the
  * query may change between runs. [[outputByBatch]] reads back what the sink committed, per batch.
  *
- * A pipeline with processing-time timeouts (an idle timeout) runs a batch at every trigger, so Spark never reports
- * it idle: it gets a 20 ms trigger, and a feed waits for the batch that read its rows and the one after it (which
- * runs with the watermark those rows moved), counted by a listener.
+ * A pipeline with processing-time timeouts (an idle timeout) runs a batch at every trigger, so Spark never reports it
+ * idle: it gets a 20 ms trigger, and a feed waits for the batch that read its rows and the one after it (which runs
+ * with the watermark those rows moved), counted by a listener.
  */
 final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: File) {
   private val streams: Map[String, MemoryStream[Row]] =
@@ -72,13 +72,15 @@ final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: Fil
   /** Adds a step without waiting for it (a stop may then interrupt its batch anywhere). */
   def add(step: Step): Unit = { streams(step.input).addData(step.rows); added += step.rows.size }
 
-  /** Processes whatever is pending, e.g. after a restart (which runs no batch without input when there are timers). */
+  /**
+   * Processes whatever is pending, e.g. after a restart (which runs no batch without input when there are timers).
+   */
   def drain(): Unit =
     if (!timers) query.processAllAvailable() else if (batches.rows < added) batches.awaitRowsAndOneMore(query, added)
 
   /**
-   * Stops the query and drops the state stores this JVM holds, so that the next run reads its state back from
-   * the checkpoint files, as a new process would.
+   * Stops the query and drops the state stores this JVM holds, so that the next run reads its state back from the
+   * checkpoint files, as a new process would.
    */
   def stop(): Unit = if (query != null) {
     try query.stop()
@@ -90,8 +92,8 @@ final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: Fil
   }
 
   /**
-   * Makes the last batch look unfinished: its commit record is deleted, as if the process died after the sink
-   * had written the batch but before the checkpoint recorded it. A restart runs that batch again.
+   * Makes the last batch look unfinished: its commit record is deleted, as if the process died after the sink had
+   * written the batch but before the checkpoint recorded it. A restart runs that batch again.
    */
   def forgetLastCommit(): Long = {
     val commits = new File(checkpoint, "commits")
@@ -108,7 +110,9 @@ final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: Fil
     val rows = spark.read.schema(schema).parquet(fileToBatch.keys.toSeq: _*)
       .withColumn("__file", input_file_name()).collect()
     rows.groupBy(r => fileToBatch(normalise(r.getAs[String]("__file"))))
-      .map { case (batch, rs) => batch -> rs.map(r => FileSinkRun.canonical(Row.fromSeq(r.toSeq.dropRight(1)))).toSeq.sorted }
+      .map { case (batch, rs) =>
+        batch -> rs.map(r => FileSinkRun.canonical(Row.fromSeq(r.toSeq.dropRight(1)))).toSeq.sorted
+      }
       .toSeq.sortBy(_._1)
   }
 
@@ -134,7 +138,8 @@ object FileSinkRun {
   private def text(v: Any): String = v match {
     case r: Row => r.toSeq.map(text).mkString("(", ", ", ")")
     case b: Array[Byte] => b.mkString("bytes[", ",", "]")
-    case m: scala.collection.Map[_, _] => m.toSeq.map { case (k, x) => s"${text(k)}->${text(x)}" }.sorted.mkString("map{", ", ", "}")
+    case m: scala.collection.Map[_, _] =>
+      m.toSeq.map { case (k, x) => s"${text(k)}->${text(x)}" }.sorted.mkString("map{", ", ", "}")
     case s: scala.collection.Seq[_] => s.map(text).mkString("[", ", ", "]")
     case x => String.valueOf(x)
   }
@@ -152,7 +157,9 @@ object FileSinkRun {
     override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
     override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = synchronized(notifyAll())
     override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit = synchronized {
-      if (event.progress.id == queryId && event.progress.durationMs.containsKey("addBatch")) { rows += event.progress.numInputRows; executed += 1 }
+      if (event.progress.id == queryId && event.progress.durationMs.containsKey("addBatch")) {
+        rows += event.progress.numInputRows; executed += 1
+      }
       notifyAll()
     }
 

@@ -19,13 +19,16 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 
 /**
  * Memory and load: a bounded buffer stays bounded however many keys stream through (read from Spark's own state
- * metrics), a strict buffer stops at its bound and restarts once the bound is raised, and (RELIABILITY_LONG) a
- * soak run of a rate source keeps state size and batch duration flat.
+ * metrics), a strict buffer stops at its bound and restarts once the bound is raised, and (RELIABILITY_LONG) a soak
+ * run of a rate source keeps state size and batch duration flat.
  */
 class MemoryAndLoadSuite extends SparkSessionSuite {
   private val T0 = OperatorsUnderTest.T0
   private val updates = StructType(Seq(
-    StructField("key", StringType), StructField("ts", TimestampType), StructField("value", LongType)))
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", LongType)
+  ))
 
   /** Spark's estimate of the bytes of the current state version (HDFS-backed provider). */
   private def stateBytes(p: StreamingQueryProgress): Long =
@@ -36,8 +39,9 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     val batches = 10
     val maxRecords = 1000L
     val input = MemoryStream[Row](Encoders.row(updates), spark.sqlContext)
-    val suppressed = Suppressed.untilTimeLimit(Duration.ofHours(1), BufferConfig.maxRecords(maxRecords).emitEarlyWhenFull())
-      .withName("bounded-load")
+    val suppressed =
+      Suppressed.untilTimeLimit(Duration.ofHours(1), BufferConfig.maxRecords(maxRecords).emitEarlyWhenFull())
+        .withName("bounded-load")
     val emitted = new AtomicLong()
     val query = input.toDF().withWatermark("ts", "0 seconds").transform(Suppress("key", "ts", suppressed))
       .writeStream.foreachBatch { (b: DataFrame, _: Long) => emitted.addAndGet(b.count()); () }
@@ -45,7 +49,9 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     try {
       val perBatch = keys / batches
       val sizes = (0 until batches).map { b =>
-        input.addData((0 until perBatch).map(i => Row(s"key-${b * perBatch + i}", new Timestamp(T0 + b * perBatch + i), i.toLong)))
+        input.addData((0 until perBatch).map(i =>
+          Row(s"key-${b * perBatch + i}", new Timestamp(T0 + b * perBatch + i), i.toLong)
+        ))
         query.processAllAvailable()
         val p = query.recentProgress.filter(_.numInputRows > 0).last
         (p.stateOperators.head.numRowsTotal, stateBytes(p))
@@ -65,13 +71,22 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
 
   test("shutDownWhenFull stops at the bound with the documented error; raising the bound restarts the checkpoint") {
     spark.conf.set("spark.sql.shuffle.partitions", "1")
-    val run = try new FileSinkRun(spark, Seq(InputSpec("updates", updates, Some("ts"))), FileSinkRun.tempDir("rel-strict"))
-    finally spark.conf.set("spark.sql.shuffle.partitions", "2")
-    def op(bound: Long) = run.inputs("updates").transform(Suppress("key", "ts",
-      Suppressed.untilTimeLimit(Duration.ofSeconds(10), BufferConfig.maxRecords(bound).shutDownWhenFull()).withName("strict-load")))
-    def rows(from: Int, until: Int) = Step("updates", (from until until).map(i => Row(s"k$i", new Timestamp(T0 + i), i.toLong)))
+    val run =
+      try new FileSinkRun(spark, Seq(InputSpec("updates", updates, Some("ts"))), FileSinkRun.tempDir("rel-strict"))
+      finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+    def op(bound: Long) = run.inputs("updates").transform(Suppress(
+      "key",
+      "ts",
+      Suppressed.untilTimeLimit(
+        Duration.ofSeconds(10),
+        BufferConfig.maxRecords(bound).shutDownWhenFull()
+      ).withName("strict-load")
+    ))
+    def rows(from: Int, until: Int) =
+      Step("updates", (from until until).map(i => Row(s"k$i", new Timestamp(T0 + i), i.toLong)))
     spark.conf.set("spark.sql.shuffle.partitions", "1")
-    try run.start(op(5)) finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+    try run.start(op(5))
+    finally spark.conf.set("spark.sql.shuffle.partitions", "2")
     run.feed(rows(0, 3))
     run.feed(rows(3, 5))
     val e = intercept[Exception](run.feed(rows(5, 8)))
@@ -85,8 +100,10 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     run.feed(Step("updates", Seq(Row("tick", new Timestamp(T0 + 60000), -1L))))
     run.stop()
     val out = run.outputByBatch().flatMap(_._2).filterNot(_.startsWith("(tick"))
-    assert(out.map(_.split(", ").head.drop(1)).sorted === (0 until 8).map(i => s"k$i").sorted,
-      "the failed batch ran again under the raised bound: every key emitted once")
+    assert(
+      out.map(_.split(", ").head.drop(1)).sorted === (0 until 8).map(i => s"k$i").sorted,
+      "the failed batch ran again under the raised bound: every key emitted once"
+    )
   }
 
   if (ReliabilityLevel.long) test("soak: a steady rate source keeps state size and batch duration flat") {
@@ -97,7 +114,11 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
       .select(concat(lit("k"), (col("value") % keys).cast("string")).as("key"), col("timestamp").as("ts"), col("value"))
       .withWatermark("ts", "1 second")
     val query: StreamingQuery = stream
-      .transform(Suppress("key", "ts", Suppressed.untilTimeLimit(Duration.ofSeconds(5), BufferConfig.unbounded()).withName("soak")))
+      .transform(Suppress(
+        "key",
+        "ts",
+        Suppressed.untilTimeLimit(Duration.ofSeconds(5), BufferConfig.unbounded()).withName("soak")
+      ))
       .writeStream.format("noop").trigger(Trigger.ProcessingTime(1000L))
       .option("checkpointLocation", tempDir("rel-soak")).start()
     val progress = scala.collection.mutable.ArrayBuffer.empty[StreamingQueryProgress]
@@ -115,18 +136,24 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
     def mean(xs: Seq[Double]) = xs.sum / xs.size
     val quarter = data.size / 4
     val (second, last) = (data.slice(quarter, 2 * quarter), data.takeRight(quarter))
-    val rows = (second.map(_.stateOperators.head.numRowsTotal.toDouble), last.map(_.stateOperators.head.numRowsTotal.toDouble))
+    val rows =
+      (second.map(_.stateOperators.head.numRowsTotal.toDouble), last.map(_.stateOperators.head.numRowsTotal.toDouble))
     val bytes = (second.map(p => stateBytes(p).toDouble), last.map(p => stateBytes(p).toDouble))
     val duration = (second.map(_.batchDuration.toDouble), last.map(_.batchDuration.toDouble))
     val report =
       s"""{"date": "${java.time.Instant.now()}", "machine": {"cores": ${Runtime.getRuntime.availableProcessors},
-         |  "maxHeapBytes": ${Runtime.getRuntime.maxMemory}, "os": "${System.getProperty("os.name")} ${System.getProperty("os.version")}",
+         |  "maxHeapBytes": ${Runtime.getRuntime.maxMemory}, "os": "${System.getProperty(
+          "os.name"
+        )} ${System.getProperty("os.version")}",
          |  "java": "${System.getProperty("java.version")}", "spark": "${spark.version}"},
          |  "seconds": $seconds, "rowsPerSecond": $rate, "keys": $keys, "batches": ${data.size},
          |  "stateRows": {"secondQuarterMean": ${mean(rows._1)}, "lastQuarterMean": ${mean(rows._2)}},
          |  "stateBytes": {"secondQuarterMean": ${mean(bytes._1)}, "lastQuarterMean": ${mean(bytes._2)}},
          |  "batchDurationMs": {"secondQuarterMean": ${mean(duration._1)}, "lastQuarterMean": ${mean(duration._2)}},
-         |  "perBatch": [${data.map(p => s"[${p.batchId}, ${p.numInputRows}, ${p.stateOperators.head.numRowsTotal}, ${stateBytes(p)}, ${p.batchDuration}]").mkString(", ")}]}
+         |  "perBatch": [${data.map(p =>
+          s"[${p.batchId}, ${p.numInputRows}, ${p.stateOperators.head.numRowsTotal}, ${stateBytes(p)}, " +
+            s"${p.batchDuration}]"
+        ).mkString(", ")}]}
          |""".stripMargin
     val out = new File("benchmarks/results", s"soak-${System.currentTimeMillis()}.json")
     out.getParentFile.mkdirs()

@@ -21,10 +21,11 @@ final case class Step(input: String, rows: Seq[Row])
 
 /**
  * An operator as the reliability checks see it: its inputs, how to build it on them, a generated stream that
- * exercises it (late and out-of-order records included), and how much it holds buffered in a running query.
- * Adding an operator to every check is one more entry in [[OperatorsUnderTest.all]].
+ * exercises it (late and out-of-order records included), and how much it holds buffered in a running query. Adding an
+ * operator to every check is one more entry in [[OperatorsUnderTest.all]].
  */
 trait OperatorUnderTest {
+
   /** Also the operator's name (`withName`): metrics and state are found under it. */
   def name: String
   def inputs: Seq[InputSpec]
@@ -39,8 +40,8 @@ trait OperatorUnderTest {
   /**
    * Whether a restarted query emits each row in the same micro-batch as an uninterrupted one. Not so for what moves
    * with the watermark alone, without a timer: Spark restarts with the watermark of the last micro-batch before the
-   * stop, not the one that batch's records would have moved it to (timers make Spark persist the moved watermark
-   * in a no-data micro-batch), so such a row can come one micro-batch later. It is still emitted exactly once.
+   * stop, not the one that batch's records would have moved it to (timers make Spark persist the moved watermark in a
+   * no-data micro-batch), so such a row can come one micro-batch later. It is still emitted exactly once.
    */
   def sameBatchesAfterRestart: Boolean = true
 
@@ -59,8 +60,8 @@ object OperatorsUnderTest {
     Metrics.forQuery(query).get(operator).flatMap(_.get(metric)).map(_.toLong).getOrElse(0L)
 
   /**
-   * Event times that mostly advance, with records out of order within `jitterMs` and, every few steps, a
-   * record far behind (late: below the watermark).
+   * Event times that mostly advance, with records out of order within `jitterMs` and, every few steps, a record far
+   * behind (late: below the watermark).
    */
   private final class Clock(seed: Long) {
     val random = new Random(seed)
@@ -73,15 +74,22 @@ object OperatorsUnderTest {
   }
 
   private val updates = StructType(Seq(
-    StructField("key", StringType), StructField("ts", TimestampType), StructField("value", LongType)))
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", LongType)
+  ))
 
   /** Rate limiting, one entry per key (the per-key state layout). */
-  val suppressTimeLimit: OperatorUnderTest = new SuppressUnderTest("rel-suppress-time-limit",
-    Suppressed.untilTimeLimit(ms(3000), BufferConfig.unbounded()))
+  val suppressTimeLimit: OperatorUnderTest = new SuppressUnderTest(
+    "rel-suppress-time-limit",
+    Suppressed.untilTimeLimit(ms(3000), BufferConfig.unbounded())
+  )
 
   /** Rate limiting with a small bound that emits early (the sharded state layout). */
-  val suppressBoundedEmitEarly: OperatorUnderTest = new SuppressUnderTest("rel-suppress-bounded",
-    Suppressed.untilTimeLimit(ms(4000), BufferConfig.maxRecords(3).emitEarlyWhenFull()))
+  val suppressBoundedEmitEarly: OperatorUnderTest = new SuppressUnderTest(
+    "rel-suppress-bounded",
+    Suppressed.untilTimeLimit(ms(4000), BufferConfig.maxRecords(3).emitEarlyWhenFull())
+  )
 
   private class SuppressUnderTest(val name: String, suppressed: Suppressed) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
@@ -90,19 +98,28 @@ object OperatorsUnderTest {
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
-        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
-          Row(s"k${clock.random.nextInt(6)}", ts(clock.next(2000)), i.toLong)
-        })
+        Step(
+          "updates",
+          Seq.fill(1 + clock.random.nextInt(3)) {
+            Row(s"k${clock.random.nextInt(6)}", ts(clock.next(2000)), i.toLong)
+          }
+        )
       }
     }
     def buffered(query: StreamingQuery): Long = metric(query, name, "suppression-buffer-count-current")
   }
 
-  private val windowedUpdates = StructType(updates.fields :+ StructField("window", StructType(Seq(
-    StructField("start", TimestampType), StructField("end", TimestampType)))))
+  private val windowedUpdates = StructType(updates.fields :+ StructField(
+    "window",
+    StructType(Seq(
+      StructField("start", TimestampType),
+      StructField("end", TimestampType)
+    ))
+  ))
 
   /** Final results of 2-second windows with 1 second of grace. */
-  val suppressWindowCloses: OperatorUnderTest = new SuppressWindowClosesUnderTest("rel-suppress-window-closes", LateRecords.Drop)
+  val suppressWindowCloses: OperatorUnderTest =
+    new SuppressWindowClosesUnderTest("rel-suppress-window-closes", LateRecords.Drop)
 
   /** The same with late updates (the generator's 2.5 s jitter exceeds the 1 s grace) emitted flagged. */
   val suppressWindowClosesLateEmit: OperatorUnderTest =
@@ -126,20 +143,29 @@ object OperatorsUnderTest {
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
-        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
-          val t = clock.next(2500)
-          val start = t - Math.floorMod(t, 2000L)
-          Row(s"k${clock.random.nextInt(4)}", ts(t), i.toLong, Row(ts(start), ts(start + 2000)))
-        })
+        Step(
+          "updates",
+          Seq.fill(1 + clock.random.nextInt(3)) {
+            val t = clock.next(2500)
+            val start = t - Math.floorMod(t, 2000L)
+            Row(s"k${clock.random.nextInt(4)}", ts(t), i.toLong, Row(ts(start), ts(start + 2000)))
+          }
+        )
       }
     }
     def buffered(query: StreamingQuery): Long = metric(query, name, "suppression-buffer-count-current")
   }
 
   private val orders = StructType(Seq(
-    StructField("customer", StringType), StructField("order_ts", TimestampType), StructField("amount", LongType)))
+    StructField("customer", StringType),
+    StructField("order_ts", TimestampType),
+    StructField("amount", LongType)
+  ))
   private val tiers = StructType(Seq(
-    StructField("customer", StringType), StructField("changed_at", TimestampType), StructField("tier", StringType)))
+    StructField("customer", StringType),
+    StructField("changed_at", TimestampType),
+    StructField("tier", StringType)
+  ))
 
   /** A left join against a versioned table with a grace period; table updates arrive out of order too. */
   val joinVersionedGrace: OperatorUnderTest = new OperatorUnderTest {
@@ -147,19 +173,30 @@ object OperatorsUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, None), InputSpec("tiers", tiers, None))
     def build(in: Map[String, DataFrame]): DataFrame = {
       val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
-      in("orders").transform(StreamTableJoin("customer", "order_ts", table, Joined.left().withGracePeriod(ms(2500)).withName(name)))
+      in("orders").transform(StreamTableJoin(
+        "customer",
+        "order_ts",
+        table,
+        Joined.left().withGracePeriod(ms(2500)).withName(name)
+      ))
     }
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
         if (clock.random.nextInt(3) == 0) {
-          Step("tiers", Seq.fill(1 + clock.random.nextInt(2)) {
-            Row(s"c${clock.random.nextInt(4)}", ts(clock.next(3000)), s"tier$i")
-          })
+          Step(
+            "tiers",
+            Seq.fill(1 + clock.random.nextInt(2)) {
+              Row(s"c${clock.random.nextInt(4)}", ts(clock.next(3000)), s"tier$i")
+            }
+          )
         } else {
-          Step("orders", Seq.fill(1 + clock.random.nextInt(3)) {
-            Row(s"c${clock.random.nextInt(4)}", ts(clock.next(2000)), i.toLong)
-          })
+          Step(
+            "orders",
+            Seq.fill(1 + clock.random.nextInt(3)) {
+              Row(s"c${clock.random.nextInt(4)}", ts(clock.next(2000)), i.toLong)
+            }
+          )
         }
       }
     }
@@ -175,7 +212,12 @@ object OperatorsUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, Some("order_ts")), InputSpec("tiers", tiers, None))
     def build(in: Map[String, DataFrame]): DataFrame = {
       val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
-      in("orders").transform(StreamTableJoin("customer", "order_ts", table, Joined.left().withGracePeriod(ms(2500)).withName(name)))
+      in("orders").transform(StreamTableJoin(
+        "customer",
+        "order_ts",
+        table,
+        Joined.left().withGracePeriod(ms(2500)).withName(name)
+      ))
     }
     def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
     def buffered(query: StreamingQuery): Long = metric(query, name, "grace-buffer-count-current")
@@ -186,33 +228,52 @@ object OperatorsUnderTest {
   private def stateRows(query: StreamingQuery): Long =
     Option(query.lastProgress).map(_.stateOperators.map(_.numRowsTotal).sum).getOrElse(0L)
 
-  private class AggregateUnderTest(val name: String, windows: Windows, emit: EmitStrategy,
-      late: LateRecords = LateRecords.Drop, idle: Option[Duration] = None) extends OperatorUnderTest {
+  private class AggregateUnderTest(
+      val name: String,
+      windows: Windows,
+      emit: EmitStrategy,
+      late: LateRecords = LateRecords.Drop,
+      idle: Option[Duration] = None
+  ) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))
     def build(in: Map[String, DataFrame]): DataFrame = {
-      val a = AggregateWindowed(Seq("key"), "ts", windows,
-        Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")), emit).withName(name)
+      val a = AggregateWindowed(
+        Seq("key"),
+        "ts",
+        windows,
+        Seq(count("*").as("n"), sum("value").as("total"), max("value").as("last_step")),
+        emit
+      ).withName(name)
         .withLateRecords(late)
       in("updates").transform(idle.map(a.withIdleTimeout).getOrElse(a))
     }
     def generate(seed: Long, steps: Int): Seq[Step] = {
       val clock = new Clock(seed)
       (0 until steps).map { i =>
-        Step("updates", Seq.fill(1 + clock.random.nextInt(3)) {
-          Row(s"k${clock.random.nextInt(4)}", ts(clock.next(2500)), i.toLong)
-        })
+        Step(
+          "updates",
+          Seq.fill(1 + clock.random.nextInt(3)) {
+            Row(s"k${clock.random.nextInt(4)}", ts(clock.next(2500)), i.toLong)
+          }
+        )
       }
     }
     def buffered(query: StreamingQuery): Long = stateRows(query)
   }
 
   /** Final results of hopping windows (3 s, advancing by 1 s, 1 s of grace): open windows wait in state. */
-  val aggregateHoppingOnClose: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-close",
-    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose())
+  val aggregateHoppingOnClose: OperatorUnderTest = new AggregateUnderTest(
+    "rel-aggregate-hopping-close",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)),
+    EmitStrategy.onWindowClose()
+  )
 
   /** Session windows emitting every update, merges retracting the sessions they replace. */
-  val aggregateSessionsOnUpdate: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-sessions-update",
-    SessionWindows.ofInactivityGapAndGrace(ms(2000), ms(1500)), EmitStrategy.onWindowUpdate())
+  val aggregateSessionsOnUpdate: OperatorUnderTest = new AggregateUnderTest(
+    "rel-aggregate-sessions-update",
+    SessionWindows.ofInactivityGapAndGrace(ms(2000), ms(1500)),
+    EmitStrategy.onWindowUpdate()
+  )
 
   /**
    * A three-operator chain in one query: orders left-joined (grace 2.5 s) with the customers' tiers, revenue per
@@ -225,10 +286,24 @@ object OperatorsUnderTest {
     def build(in: Map[String, DataFrame]): DataFrame = {
       val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
       in("orders")
-        .transform(StreamTableJoin("customer", "order_ts", table, Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")))
-        .transform(AggregateWindowed(Seq("customer"), "order_ts", TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
-          Seq(sum("amount").as("revenue"), last("tier").as("tier")), EmitStrategy.onWindowUpdate()).withName(s"$name-revenue"))
-        .transform(Suppress(Seq("customer"), "order_ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)))
+        .transform(StreamTableJoin(
+          "customer",
+          "order_ts",
+          table,
+          Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")
+        ))
+        .transform(AggregateWindowed(
+          Seq("customer"),
+          "order_ts",
+          TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
+          Seq(sum("amount").as("revenue"), last("tier").as("tier")),
+          EmitStrategy.onWindowUpdate()
+        ).withName(s"$name-revenue"))
+        .transform(Suppress(
+          Seq("customer"),
+          "order_ts",
+          Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)
+        ))
     }
     def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
     // One state entry per shard that has seen records: each holds the nodes' buffers and clocks.
@@ -236,15 +311,34 @@ object OperatorsUnderTest {
   }
 
   /** Final results of hopping windows with the records dropped for closed windows emitted, flagged late. */
-  val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-late",
-    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose(), LateRecords.Emit)
+  val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest(
+    "rel-aggregate-hopping-late",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)),
+    EmitStrategy.onWindowClose(),
+    LateRecords.Emit
+  )
 
   /** Final results of hopping windows with an idle timeout that never fires during a run (as suppress's above). */
-  val aggregateHoppingIdle: OperatorUnderTest = new AggregateUnderTest("rel-aggregate-hopping-idle",
-    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)), EmitStrategy.onWindowClose(), idle = Some(IdleForever))
+  val aggregateHoppingIdle: OperatorUnderTest = new AggregateUnderTest(
+    "rel-aggregate-hopping-idle",
+    TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)).advanceBy(ms(1000)),
+    EmitStrategy.onWindowClose(),
+    idle = Some(IdleForever)
+  )
 
   /** Every operator the reliability checks cover. */
-  val all: Seq[OperatorUnderTest] = Seq(suppressTimeLimit, suppressBoundedEmitEarly, suppressWindowCloses,
-    suppressWindowClosesLateEmit, suppressWindowClosesIdle, joinVersionedGrace, joinWatermarkRelease, aggregateHoppingOnClose,
-    aggregateSessionsOnUpdate, aggregateHoppingLateEmit, aggregateHoppingIdle, chainJoinAggregateSuppress)
+  val all: Seq[OperatorUnderTest] = Seq(
+    suppressTimeLimit,
+    suppressBoundedEmitEarly,
+    suppressWindowCloses,
+    suppressWindowClosesLateEmit,
+    suppressWindowClosesIdle,
+    joinVersionedGrace,
+    joinWatermarkRelease,
+    aggregateHoppingOnClose,
+    aggregateSessionsOnUpdate,
+    aggregateHoppingLateEmit,
+    aggregateHoppingIdle,
+    chainJoinAggregateSuppress
+  )
 }

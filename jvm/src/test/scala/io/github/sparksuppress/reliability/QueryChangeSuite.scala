@@ -16,8 +16,8 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 import io.github.sparksuppress.testkit.SparkLine
 
 /**
- * Restarting from a checkpoint with a changed query: what Spark and spark-suppress allow, what they refuse, and
- * that a refusal says what changed (never a deserialization stack trace). See docs/reliability.md.
+ * Restarting from a checkpoint with a changed query: what Spark and spark-suppress allow, what they refuse, and that
+ * a refusal says what changed (never a deserialization stack trace). See docs/reliability.md.
  */
 class QueryChangeSuite extends SparkSessionSuite {
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
@@ -26,7 +26,10 @@ class QueryChangeSuite extends SparkSessionSuite {
   private def ts(ms: Long) = new Timestamp(ms)
   private def ms(n: Long) = Duration.ofMillis(n)
   private val updates = StructType(Seq(
-    StructField("key", StringType), StructField("ts", TimestampType), StructField("value", LongType)))
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", LongType)
+  ))
   private def feed(run: FileSinkRun, rows: Row*): Unit = run.feed(Step("updates", rows))
   private def newRun(inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))): FileSinkRun =
     new FileSinkRun(spark, inputs, FileSinkRun.tempDir("rel-query-change"))
@@ -54,8 +57,10 @@ class QueryChangeSuite extends SparkSessionSuite {
     run.start(changed)
     feed(run, Row("c", ts(T0 + 2000), 3L))
     run.stop()
-    assert(emitted(run).sorted === Seq("(a, 2024-01-01 00:00:00.0, null)", "(b, 2024-01-01 00:00:00.01, null)"),
-      "the buffered rows come back with the new column null and without the dropped one")
+    assert(
+      emitted(run).sorted === Seq("(a, 2024-01-01 00:00:00.0, null)", "(b, 2024-01-01 00:00:00.01, null)"),
+      "the buffered rows come back with the new column null and without the dropped one"
+    )
   }
 
   /** Two branches of one input: value > 0 goes through `positive`, the rest through `rest`. */
@@ -67,7 +72,8 @@ class QueryChangeSuite extends SparkSessionSuite {
   /** Runs the branches of `before`, restarts with those of `after`; returns how the restarted query failed. */
   private def restartFails(
       before: (DataFrame => DataFrame, DataFrame => DataFrame),
-      after: (DataFrame => DataFrame, DataFrame => DataFrame)): Throwable = {
+      after: (DataFrame => DataFrame, DataFrame => DataFrame)
+  ): Throwable = {
     val run = newRun()
     run.start(branches(run, before._1, before._2))
     feed(run, Row("a", ts(T0), 1L), Row("b", ts(T0), -1L))
@@ -83,15 +89,25 @@ class QueryChangeSuite extends SparkSessionSuite {
     // Spark 3.5 has no check of the operators against the state metadata: the restart fails as the operators load
     // state, the added one (first in the plan) finding kept's, kept finding none at its new position.
     if (SparkLine.is35) {
-      assert(m.contains("belongs to the operator named 'kept'") || m.matches("(?s).*state/1/\\d+/1\\.delta does not exist.*"), m)
+      assert(
+        m.contains("belongs to the operator named 'kept'") || m.matches(
+          "(?s).*state/1/\\d+/1\\.delta does not exist.*"
+        ),
+        m
+      )
     } else assert(m.contains("STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"), m)
   }
 
   test("reordered stateful operators: the state found at a named operator's position is refused as another's") {
-    val e = restartFails((suppress("orders", 1000), suppress("refunds", 1000)),
-      (suppress("refunds", 1000), suppress("orders", 1000)))
+    val e = restartFails(
+      (suppress("orders", 1000), suppress("refunds", 1000)),
+      (suppress("refunds", 1000), suppress("orders", 1000))
+    )
     val m = messages(e)
-    assert(m.contains("belongs to the operator named 'orders'") || m.contains("belongs to the operator named 'refunds'"), m)
+    assert(
+      m.contains("belongs to the operator named 'orders'") || m.contains("belongs to the operator named 'refunds'"),
+      m
+    )
     assert(m.contains("Spark locates state by operator position"), m)
     assert(rootCause(e).isInstanceOf[IllegalStateException], m)
   }
@@ -99,7 +115,8 @@ class QueryChangeSuite extends SparkSessionSuite {
   /** Runs `before`, restarts with the time limit set to zero (Kafka's "disable instead of remove"). */
   private def disable(bound: Option[Long]): FileSinkRun = {
     def op(limit: Long): DataFrame => DataFrame = {
-      val buffer = bound.fold[BufferConfig](BufferConfig.unbounded())(n => BufferConfig.maxRecords(n).emitEarlyWhenFull())
+      val buffer =
+        bound.fold[BufferConfig](BufferConfig.unbounded())(n => BufferConfig.maxRecords(n).emitEarlyWhenFull())
       _.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(limit), buffer).withName("disable-me")))
     }
     val run = newRun()
@@ -114,14 +131,17 @@ class QueryChangeSuite extends SparkSessionSuite {
   }
 
   /** What was emitted, but the tick records used to move stream time. */
-  private def values(run: FileSinkRun): Seq[String] = emitted(run).filterNot(_.startsWith("(tick")).map(_.split(", ").last)
+  private def values(run: FileSinkRun): Seq[String] =
+    emitted(run).filterNot(_.startsWith("(tick")).map(_.split(", ").last)
 
   /** Keys (per-key layout) or shards (sharded layout) in the operator's state, from Spark's state metrics. */
   private def stateRows(run: FileSinkRun): Long = run.running.lastProgress.stateOperators.head.numRowsTotal
 
   test("a time limit changed to zero flushes a bounded (sharded) buffer at the shard's next record") {
     spark.conf.set("spark.sql.shuffle.partitions", "1")
-    val run = try disable(Some(1000)) finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+    val run =
+      try disable(Some(1000))
+      finally spark.conf.set("spark.sql.shuffle.partitions", "2")
     try {
       // a's record touched the only shard: every entry of it was compared with the new limit and left.
       assert(values(run).sorted === Seq("2)", "3)", "4)", "5)"))
@@ -129,7 +149,10 @@ class QueryChangeSuite extends SparkSessionSuite {
     } finally run.stop()
   }
 
-  test("a time limit changed to zero flushes a per-key buffer's entry when its key is next updated, others at their old time") {
+  test(
+    "a time limit changed to zero flushes a per-key buffer's entry when its key is next updated, others at " +
+      "their old time"
+  ) {
     val run = disable(None)
     try {
       assert(values(run) === Seq("4)", "5)"), "a's buffered update leaves at once, then the new one passes")
@@ -157,8 +180,12 @@ class QueryChangeSuite extends SparkSessionSuite {
     assert(rootCause(e).isInstanceOf[IllegalStateException], m)
   }
 
-  for ((op, input, column, now) <- Seq((OperatorsUnderTest.joinVersionedGrace, "tiers", "tier", "binary"),
-      (OperatorsUnderTest.aggregateSessionsOnUpdate, "updates", "value", "string"))) {
+  for (
+    (op, input, column, now) <- Seq(
+      (OperatorsUnderTest.joinVersionedGrace, "tiers", "tier", "binary"),
+      (OperatorsUnderTest.aggregateSessionsOnUpdate, "updates", "value", "string")
+    )
+  ) {
     // Refused when stored state is first read: batches of keys with no stored state may run before that.
     test(s"$op: a value column whose type changed since the state was stored is refused, naming the operator") {
       val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-type-change"))
@@ -169,13 +196,22 @@ class QueryChangeSuite extends SparkSessionSuite {
       val e = intercept[Exception](op.generate(seed = 10L, steps = 6).foreach(run.feed))
       run.stop()
       val m = messages(e)
-      assert(m.contains(op.name) && (m.contains(s"column '$column' changed type") ||
-        m.contains("the checkpoint's state was written for other windows, aggregations or key types")), m)
+      assert(
+        m.contains(op.name) && (m.contains(s"column '$column' changed type") ||
+          m.contains("the checkpoint's state was written for other windows, aggregations or key types")),
+        m
+      )
     }
   }
 
-  for (op <- Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.joinVersionedGrace,
-      OperatorsUnderTest.aggregateSessionsOnUpdate, OperatorsUnderTest.suppressWindowClosesIdle)) {
+  for (
+    op <- Seq(
+      OperatorsUnderTest.suppressTimeLimit,
+      OperatorsUnderTest.joinVersionedGrace,
+      OperatorsUnderTest.aggregateSessionsOnUpdate,
+      OperatorsUnderTest.suppressWindowClosesIdle
+    )
+  ) {
     test(s"$op: stored state of another format version is refused with a message saying so") {
       val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-format"))
       run.start(op.build(run.inputs))
@@ -186,16 +222,27 @@ class QueryChangeSuite extends SparkSessionSuite {
       // Format 1, or 2 (an idle timeout's), then the length-prefixed name.
       val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
-      val rewritten = deltas.map(f => StateStoreAccess.rewriteDeltaValues(f, spark.sparkContext.getConf, v => {
-        val at = headers.map(v.indexOfSlice(_)).find(_ >= 0).getOrElse(-1)
-        if (at < 0) v else v.updated(at, 7.toByte)
-      })).sum
+      val rewritten = deltas.map(f =>
+        StateStoreAccess.rewriteDeltaValues(
+          f,
+          spark.sparkContext.getConf,
+          v => {
+            val at = headers.map(v.indexOfSlice(_)).find(_ >= 0).getOrElse(-1)
+            if (at < 0) v else v.updated(at, 7.toByte)
+          }
+        )
+      ).sum
       assert(rewritten > 0, s"no stored value of ${op.name} found in ${deltas.mkString(", ")}")
       run.start(op.build(run.inputs))
       val e = intercept[Exception](op.generate(seed = 4L, steps = 3).foreach(run.feed))
       run.stop()
       val m = messages(e)
-      assert(m.contains(op.name) && m.contains(": the stored") && m.contains("has format 7, but this spark-suppress version reads format 1"), m)
+      assert(
+        m.contains(op.name) && m.contains(": the stored") && m.contains(
+          "has format 7, but this spark-suppress version reads format 1"
+        ),
+        m
+      )
       assert(rootCause(e).isInstanceOf[IllegalStateException], m)
     }
   }

@@ -4,17 +4,17 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 import io.github.sparksuppress.spark.suppress.SuppressPlan
 
 /**
- * Restart equivalence: every operator under test runs a generated stream once without interruption, then again
- * with the query stopped at 10+ points and restarted from the same checkpoint (state read back from the files).
- * The output the file sink committed, batch by batch, must be the same. Three kinds of stop alternate:
+ * Restart equivalence: every operator under test runs a generated stream once without interruption, then again with
+ * the query stopped at 10+ points and restarted from the same checkpoint (state read back from the files). The output
+ * the file sink committed, batch by batch, must be the same. Three kinds of stop alternate:
  *
- *  - after a batch completed;
- *  - after a batch completed but before the checkpoint recorded it (the batch runs again on restart and the
- *    exactly-once file sink must not write it twice, nor the operator buffer or emit anything twice);
- *  - while a batch may be running (the stop interrupts it wherever it is).
+ *   - after a batch completed;
+ *   - after a batch completed but before the checkpoint recorded it (the batch runs again on restart and the
+ *     exactly-once file sink must not write it twice, nor the operator buffer or emit anything twice);
+ *   - while a batch may be running (the stop interrupts it wherever it is).
  *
- * Stop points are steps after which the operator held records in its buffer, so that each restart must bring
- * them back. One suite per state store provider.
+ * Stop points are steps after which the operator held records in its buffer, so that each restart must bring them
+ * back. One suite per state store provider.
  */
 abstract class RestartEquivalenceSuite(provider: Option[String]) extends SparkSessionSuite {
   import RestartEquivalenceSuite._
@@ -30,7 +30,7 @@ abstract class RestartEquivalenceSuite(provider: Option[String]) extends SparkSe
 
   for (op <- operators) {
     test(s"$op: stopped and restarted at $stops+ points, the file sink holds exactly the uninterrupted output" +
-        (if (op.sameBatchesAfterRestart) "" else " (its rows, not their micro-batches)")) {
+      (if (op.sameBatchesAfterRestart) "" else " (its rows, not their micro-batches)")) {
       val stream = op.generate(seed = op.name.hashCode.toLong, steps)
 
       val began = System.nanoTime()
@@ -88,14 +88,22 @@ object RestartEquivalenceSuite {
 
 class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
   protected def quickOperators: Seq[OperatorUnderTest] =
-    Seq(OperatorsUnderTest.suppressTimeLimit, OperatorsUnderTest.aggregateHoppingOnClose,
-      OperatorsUnderTest.chainJoinAggregateSuppress, OperatorsUnderTest.aggregateHoppingLateEmit,
-      OperatorsUnderTest.suppressWindowClosesLateEmit, OperatorsUnderTest.joinWatermarkRelease,
-      OperatorsUnderTest.aggregateHoppingIdle)
+    Seq(
+      OperatorsUnderTest.suppressTimeLimit,
+      OperatorsUnderTest.aggregateHoppingOnClose,
+      OperatorsUnderTest.chainJoinAggregateSuppress,
+      OperatorsUnderTest.aggregateHoppingLateEmit,
+      OperatorsUnderTest.suppressWindowClosesLateEmit,
+      OperatorsUnderTest.joinWatermarkRelease,
+      OperatorsUnderTest.aggregateHoppingIdle
+    )
 }
 
 class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {
   protected def quickOperators: Seq[OperatorUnderTest] =
-    Seq(OperatorsUnderTest.joinVersionedGrace, OperatorsUnderTest.chainJoinAggregateSuppress,
-      OperatorsUnderTest.suppressWindowClosesIdle)
+    Seq(
+      OperatorsUnderTest.joinVersionedGrace,
+      OperatorsUnderTest.chainJoinAggregateSuppress,
+      OperatorsUnderTest.suppressWindowClosesIdle
+    )
 }

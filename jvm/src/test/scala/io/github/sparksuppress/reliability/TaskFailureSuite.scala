@@ -12,10 +12,10 @@ import io.github.sparksuppress.spark.SparkSessionSuite
  * Task failures: the first attempt of chosen state tasks fails (each task may be tried three times, master
  * `local[2,3]`), and the output must be that of a run without failures.
  *
- * The failure is thrown by a function applied right after the operator, in the same task as its state update:
- * either before the task reads anything (the state is loaded, nothing is committed) or after the operator's
- * output is exhausted (the state store has committed this batch's version; the retry must start again from the
- * previous version and must not apply the batch twice).
+ * The failure is thrown by a function applied right after the operator, in the same task as its state update: either
+ * before the task reads anything (the state is loaded, nothing is committed) or after the operator's output is
+ * exhausted (the state store has committed this batch's version; the retry must start again from the previous version
+ * and must not apply the batch twice).
  */
 class TaskFailureSuite extends SparkSessionSuite {
   override protected def master: String = "local[2,3]"
@@ -45,8 +45,8 @@ class TaskFailureSuite extends SparkSessionSuite {
 }
 
 /**
- * Passes rows through; when `inject` is set, the first attempt of the task of partition `b / 2 % 2` fails in
- * every batch `b` with `b % 2 == 1`, alternately before reading and after the input is exhausted.
+ * Passes rows through; when `inject` is set, the first attempt of the task of partition `b / 2 % 2` fails in every
+ * batch `b` with `b % 2 == 1`, alternately before reading and after the input is exhausted.
  */
 final class FailFirstAttempt(inject: Boolean) extends (Iterator[Row] => Iterator[Row]) with Serializable {
   override def apply(rows: Iterator[Row]): Iterator[Row] = {

@@ -10,15 +10,18 @@ import org.apache.spark.sql.streaming.{GroupState, GroupStateTimeout, OutputMode
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
 
 /**
- * Pins down what the stream-table join's plan relies on (Spark 4.3.0): two `flatMapGroupsWithState` operators
- * chained in one query (the first grouped by shard, the second by key), fed by the union of two streams of which
- * only one has a watermark. If a Spark upgrade changes one of these, this suite says which.
+ * Pins down what the stream-table join's plan relies on (Spark 4.3.0): two `flatMapGroupsWithState` operators chained
+ * in one query (the first grouped by shard, the second by key), fed by the union of two streams of which only one has
+ * a watermark. If a Spark upgrade changes one of these, this suite says which.
  */
 class ChainedStateProbeSuite extends SparkSessionSuite {
   import ChainedStateProbeSuite._
 
   private val firstOut = StructType(Seq(
-    StructField("key", StringType), StructField("note", StringType), StructField("ts", TimestampType)))
+    StructField("key", StringType),
+    StructField("note", StringType),
+    StructField("ts", TimestampType)
+  ))
 
   /** stream (watermarked, delay 0) ∪ table -> fMGWS by one shard -> fMGWS by key; returns (inputs, output). */
   private def chain(firstTimeout: GroupStateTimeout): (MemoryStream[Ev], MemoryStream[Ev], DataFrame) = {
@@ -46,7 +49,10 @@ class ChainedStateProbeSuite extends SparkSessionSuite {
   test("fMGWS(Append, EventTimeTimeout) may not be followed by another stateful operator") {
     val (_, _, out) = chain(GroupStateTimeout.EventTimeTimeout())
     val e = intercept[Exception](out.writeStream.format("memory").queryName("probe_chain_event").start())
-    assert(e.getMessage.contains("Detected pattern of possible 'correctness' issue due to global watermark"), e.getMessage)
+    assert(
+      e.getMessage.contains("Detected pattern of possible 'correctness' issue due to global watermark"),
+      e.getMessage
+    )
   }
 
   test("fMGWS(Append, NoTimeout) -> fMGWS(Append, NoTimeout) runs in one query; no row is dropped as late") {
@@ -68,14 +74,18 @@ class ChainedStateProbeSuite extends SparkSessionSuite {
 
   test("the chain's output can be watermarked again and feed a windowed aggregation in the same query") {
     val (stream, _, out) = chain(GroupStateTimeout.NoTimeout())
-    val counts = out.withWatermark("ts", "0 seconds").groupBy(functions.window(col("ts"), "10 milliseconds")).agg(count(lit(1)).as("n"))
+    val counts = out.withWatermark(
+      "ts",
+      "0 seconds"
+    ).groupBy(functions.window(col("ts"), "10 milliseconds")).agg(count(lit(1)).as("n"))
     val q = counts.writeStream.format("memory").queryName("probe_chain_agg").outputMode("append").start()
     try {
       stream.addData(Ev("a", new Timestamp(1)), Ev("b", new Timestamp(2)))
       q.processAllAvailable()
       stream.addData(Ev("a", new Timestamp(25)))
       q.processAllAvailable()
-      val rows = spark.table("probe_chain_agg").collect().map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getLong(1)))
+      val rows =
+        spark.table("probe_chain_agg").collect().map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getLong(1)))
       assert(rows.toSeq === Seq((0L, 2L)))
     } finally q.stop()
   }

@@ -23,8 +23,11 @@ class MetricsRegistrySuite extends SparkSessionSuite {
   private def held(input: MemoryStream[(String, Long)], name: String): DataFrame =
     input.toDF().select(col("_1").as("key"), timestamp_millis(col("_2")).as("ts"))
       .withWatermark("ts", "0 seconds")
-      .transform(Suppress("key", "ts",
-        Suppressed.untilTimeLimit(Duration.ofDays(1), BufferConfig.unbounded()).withName(name)))
+      .transform(Suppress(
+        "key",
+        "ts",
+        Suppressed.untilTimeLimit(Duration.ofDays(1), BufferConfig.unbounded()).withName(name)
+      ))
 
   private def run(df: DataFrame, queryName: String): StreamingQuery =
     df.writeStream.format("memory").queryName(queryName).outputMode("append").start()
@@ -68,7 +71,10 @@ class MetricsRegistrySuite extends SparkSessionSuite {
     }
     ListenerBusAccess.drain(spark)
     val (operators, terminated) = MetricsRegistry.size
-    assert(operators <= operatorsBefore, s"$queries stopped queries left ${operators - operatorsBefore} operators behind")
+    assert(
+      operators <= operatorsBefore,
+      s"$queries stopped queries left ${operators - operatorsBefore} operators behind"
+    )
     assert(terminated <= MetricsRegistry.KeptTerminated)
     assert(bufferCount(last, s"op-$queries") === 1.0)
   }
@@ -99,8 +105,11 @@ class MetricsRegistrySuite extends SparkSessionSuite {
     val otherInput = MemoryStream[(String, Long)](Encoders.tuple(Encoders.STRING, Encoders.scalaLong), other.sqlContext)
     val otherQuery = otherInput.toDF().select(col("_1").as("key"), timestamp_millis(col("_2")).as("ts"))
       .withWatermark("ts", "0 seconds")
-      .transform(Suppress("key", "ts",
-        Suppressed.untilTimeLimit(Duration.ofDays(1), BufferConfig.unbounded()).withName("theirs")))
+      .transform(Suppress(
+        "key",
+        "ts",
+        Suppressed.untilTimeLimit(Duration.ofDays(1), BufferConfig.unbounded()).withName("theirs")
+      ))
       .writeStream.format("memory").queryName("theirs_q").outputMode("append").start()
     try {
       otherInput.addData(("z", 1000L))

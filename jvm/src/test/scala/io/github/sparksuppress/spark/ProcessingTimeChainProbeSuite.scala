@@ -12,22 +12,31 @@ import io.github.sparksuppress.spark.common.WatermarkBypass
 
 /**
  * Pins down what lets the grace join release a starved shard (Spark 4.3.0): a `flatMapGroupsWithState` with
- * `ProcessingTimeTimeout` may be followed by another stateful operator (Spark's global-watermark check refuses
- * only event-time timeouts), it reads the query's watermark when its input has a watermarked column (the bypass
- * anchor), and a group whose processing-time timeout has passed is called in a micro-batch without input: Spark
- * runs such batches on every trigger.
+ * `ProcessingTimeTimeout` may be followed by another stateful operator (Spark's global-watermark check refuses only
+ * event-time timeouts), it reads the query's watermark when its input has a watermarked column (the bypass anchor),
+ * and a group whose processing-time timeout has passed is called in a micro-batch without input: Spark runs such
+ * batches on every trigger.
  */
 class ProcessingTimeChainProbeSuite extends SparkSessionSuite {
   import ChainedStateProbeSuite.Ev
 
   private val firstOut = StructType(Seq(StructField("key", StringType), StructField("note", StringType)))
 
-  test("fMGWS(ProcessingTimeTimeout) -> fMGWS(NoTimeout): accepted; a timed-out group is called without input and reads the watermark") {
+  test(
+    "fMGWS(ProcessingTimeTimeout) -> fMGWS(NoTimeout): accepted; a timed-out group is called without input and " +
+      "reads the watermark"
+  ) {
     val stream = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
     val table = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
-    val s = stream.toDF().withWatermark("ts", "0 seconds").select(lit("s").as("side"), col("key"), col("ts").cast(LongType).as("ts"))
+    val s = stream.toDF().withWatermark(
+      "ts",
+      "0 seconds"
+    ).select(lit("s").as("side"), col("key"), col("ts").cast(LongType).as("ts"))
     val t = table.toDF().select(lit("t").as("side"), col("key"), col("ts").cast(LongType).as("ts"))
-    val unioned = s.unionByName(t).withColumn("shard", lit(1)).select(col("side"), col("key"), col("ts"), col("shard"), WatermarkBypass.anchor)
+    val unioned = s.unionByName(t).withColumn(
+      "shard",
+      lit(1)
+    ).select(col("side"), col("key"), col("ts"), col("shard"), WatermarkBypass.anchor)
     val first = unioned.groupBy(col("shard")).as[Int, Row](Encoders.scalaInt, Encoders.row(unioned.schema))
       .flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.ProcessingTimeTimeout()) {
         (_: Int, rows: Iterator[Row], state: GroupState[Long]) =>
@@ -51,7 +60,10 @@ class ProcessingTimeChainProbeSuite extends SparkSessionSuite {
       val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
       while (!notes.contains("timer:wm=5000") && System.nanoTime() < deadline) q.awaitTermination(20L)
       assert(notes.contains("a:s@wm=0"), notes)
-      assert(notes.contains("timer:wm=5000"), s"a batch without input called the timed-out group with the watermark: $notes")
+      assert(
+        notes.contains("timer:wm=5000"),
+        s"a batch without input called the timed-out group with the watermark: $notes"
+      )
       assert(q.exception.isEmpty)
     } finally q.stop()
   }

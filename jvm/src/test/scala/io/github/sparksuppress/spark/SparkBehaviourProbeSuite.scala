@@ -19,7 +19,10 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
   import SparkBehaviourProbeSuite.Ev
 
   /** Feeds `a@0, a@1s, b@1s, c@0, d@5s, e@2s` one per batch; returns the (key, seconds) the function saw. */
-  private def seen(bypass: Boolean, timeout: GroupStateTimeout = GroupStateTimeout.EventTimeTimeout()): Seq[(String, Long)] = {
+  private def seen(
+      bypass: Boolean,
+      timeout: GroupStateTimeout = GroupStateTimeout.EventTimeTimeout()
+  ): Seq[(String, Long)] = {
     val session = spark
     import session.implicits._
     val input = MemoryStream[Ev](implicitly[org.apache.spark.sql.Encoder[Ev]], spark.sqlContext)
@@ -59,7 +62,10 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
     assert(seen(bypass = false) === Seq("a" -> 1L, "d" -> 5L))
   }
 
-  test("with ProcessingTimeTimeout nothing is dropped: the idle timeout's operators read the watermark through the bypass only") {
+  test(
+    "with ProcessingTimeTimeout nothing is dropped: the idle timeout's operators read the watermark through the " +
+      "bypass only"
+  ) {
     assert(seen(bypass = false, GroupStateTimeout.ProcessingTimeTimeout()) ===
       Seq("a" -> 0L, "a" -> 1L, "b" -> 1L, "c" -> 0L, "d" -> 5L, "e" -> 2L))
   }
@@ -69,8 +75,11 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       : (MemoryStream[Ev], Dataset[String]) = {
     val input = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
     val df = WatermarkBypass(input.toDF().withWatermark("ts", "0 seconds"))
-    (input, df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.scalaLong, Encoders.STRING))
+    (
+      input,
+      df.groupBy(col("key")).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
+        .flatMapGroupsWithState(OutputMode.Append(), timeout)(fn)(Encoders.scalaLong, Encoders.STRING)
+    )
   }
 
   test("a restarted query runs no micro-batch until input arrives, though an operator has processing-time timeouts") {
@@ -78,7 +87,9 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       (key: String, rows: Iterator[Row], state: GroupState[Long]) => state.setTimeoutDuration(1L); rows.map(_ => key)
     }
     val checkpoint = tempDir("probe-restart")
-    def start(intervalMs: Long) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => { b.collect(); () })
+    def start(intervalMs: Long) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => {
+      b.collect(); ()
+    })
       .option("checkpointLocation", checkpoint).trigger(Trigger.ProcessingTime(intervalMs)).start()
     def executed(q: StreamingQuery) = q.recentProgress.count(_.durationMs.containsKey("addBatch"))
     def await(q: StreamingQuery, batches: Int): Unit = {
@@ -100,7 +111,9 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
     } finally second.stop()
   }
 
-  test("an alias with empty metadata keeps the child's metadata on Spark 3.5 and 4.0 only (WatermarkBypass's own key)") {
+  test(
+    "an alias with empty metadata keeps the child's metadata on Spark 3.5 and 4.0 only (WatermarkBypass's own key)"
+  ) {
     val marked = spark.range(1).select(col("id").as("ts", new MetadataBuilder().putLong("k", 1L).build()))
     val realiased = marked.select(col("ts").as("ts", Metadata.empty)).schema("ts").metadata
     val keepsChild = Set("3.5", "4.0").contains(org.apache.spark.SPARK_VERSION.split('.').take(2).mkString("."))

@@ -17,10 +17,16 @@ import io.github.sparksuppress.spark.common.{KeyEncoding, ShardKeys}
 class StreamTableJoinSuite extends SparkSessionSuite {
 
   private val orders = StructType(Seq(
-    StructField("customer", StringType), StructField("order_ts", TimestampType), StructField("amount", LongType)))
+    StructField("customer", StringType),
+    StructField("order_ts", TimestampType),
+    StructField("amount", LongType)
+  ))
   private val tiers = StructType(Seq(
-    StructField("customer", StringType), StructField("changed_at", TimestampType), StructField("tier", StringType),
-    StructField("deleted", BooleanType)))
+    StructField("customer", StringType),
+    StructField("changed_at", TimestampType),
+    StructField("tier", StringType),
+    StructField("deleted", BooleanType)
+  ))
 
   private def ts(ms: Long) = new Timestamp(ms)
   private def order(c: String, ms: Long, amount: Long = 1L) = Row(c, ts(ms), amount)
@@ -54,7 +60,8 @@ class StreamTableJoinSuite extends SparkSessionSuite {
   /** Cross-key stream time is per shard, as Kafka's is per task; one shard makes it cover every key. */
   private def onePartition[T](body: => T): T = {
     spark.conf.set("spark.sql.shuffle.partitions", "1")
-    try body finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+    try body
+    finally spark.conf.set("spark.sql.shuffle.partitions", "2")
   }
 
   test("with a grace period, orders wait and then join the tier valid at their own time, even if it came late") {
@@ -74,10 +81,18 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val d = TestDriver(spark)
     try {
       val o = d.addInput("orders", orders, null, null)
-      val members = d.addInput("members",
-        StructType(Seq(StructField("customer", StringType), StructField("since", TimestampType))), null, null)
-      d.start(o.transform(StreamTableJoin("customer", "order_ts", ChangelogTable.nonVersioned(members, "since"),
-        Joined.inner())))
+      val members = d.addInput(
+        "members",
+        StructType(Seq(StructField("customer", StringType), StructField("since", TimestampType))),
+        null,
+        null
+      )
+      d.start(o.transform(StreamTableJoin(
+        "customer",
+        "order_ts",
+        ChangelogTable.nonVersioned(members, "since"),
+        Joined.inner()
+      )))
       assert(d.outputSchema.fieldNames.toSeq === Seq("customer", "order_ts", "amount"))
       assert(d.stepInput("members", Seq(Row("alice", ts(0)))) === Nil)
       assert(d.stepInput("orders", Seq(order("alice", 10), order("bob", 10))).map(_.getString(0)) === Seq("alice"))
@@ -96,8 +111,12 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val d = TestDriver(spark)
     val o = d.addInput("orders", orders, "order_ts", "0 seconds")
     val t = d.addInput("tiers", tiers, null, null)
-    d.start(o.transform(StreamTableJoin("customer", "order_ts",
-      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), joined)))
+    d.start(o.transform(StreamTableJoin(
+      "customer",
+      "order_ts",
+      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"),
+      joined
+    )))
     new Join(d)
   }
 
@@ -129,7 +148,9 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally j.stop()
   }
 
-  test("releasing on the watermark needs no timer: an availableNow query over files finishes, the starved order joined") {
+  test(
+    "releasing on the watermark needs no timer: an availableNow query over files finishes, the starved order joined"
+  ) {
     val dir = java.nio.file.Files.createTempDirectory("join-available-now").toString
     val other = otherShardThanAlice
     // One file per micro-batch: alice's order, then two orders of the other shard.
@@ -140,8 +161,12 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val o = spark.readStream.schema(orders).option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true")
       .parquet(s"$dir/orders").withWatermark("order_ts", "0 seconds")
     val t = spark.readStream.schema(tiers).option("recursiveFileLookup", "true").parquet(s"$dir/tiers")
-    val q = o.transform(StreamTableJoin("customer", "order_ts",
-        ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10))))
+    val q = o.transform(StreamTableJoin(
+      "customer",
+      "order_ts",
+      ChangelogTable.versioned(t, "changed_at", ms(60000)).withTombstone("deleted"),
+      Joined.left().withGracePeriod(ms(10))
+    ))
       .writeStream.format("memory").queryName("join_available_now").option("checkpointLocation", s"$dir/checkpoint")
       .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start()
     try {
@@ -204,9 +229,12 @@ class StreamTableJoinSuite extends SparkSessionSuite {
   }
 
   test("inner joins drop records with a null key or value (counted); left joins keep a null key") {
-    for ((joined, expected, dropped) <- Seq(
+    for (
+      (joined, expected, dropped) <- Seq(
         (Joined.inner(), Seq(("a", 1L, 1L, "t")), 2.0),
-        (Joined.left(), Seq(("a", 1L, 1L, "t"), (null, 2L, 2L, null)), 1.0))) {
+        (Joined.left(), Seq(("a", 1L, 1L, "t"), (null, 2L, 2L, null)), 1.0)
+      )
+    ) {
       val j = join(versioned(100), joined)
       try {
         j.tier(tier("a", 0, "t"), Row(null, ts(0), "n", false))
@@ -244,8 +272,15 @@ class StreamTableJoinSuite extends SparkSessionSuite {
   }
 
   test("initial versions seed the table (and its observed stream time) when the query starts") {
-    val seed = spark.createDataFrame(java.util.Arrays.asList(
-      tier("a", 0, "seed-a0"), tier("a", 100, "seed-a100"), tier("b", 50, "seed-b"), tier(null, 70, "no key")), tiers)
+    val seed = spark.createDataFrame(
+      java.util.Arrays.asList(
+        tier("a", 0, "seed-a0"),
+        tier("a", 100, "seed-a100"),
+        tier("b", 50, "seed-b"),
+        tier(null, 70, "no key")
+      ),
+      tiers
+    )
     val j = onePartition(join(t => versioned(20)(t).withInitialVersions(seed), Joined.inner()))
     try {
       assert(j.order(order("a", 99)) === Seq(("a", 99L, 1L, "seed-a0")), "99 >= 100 - 20: inside the history")
@@ -253,7 +288,10 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       assert(j.order(order("b", 60)) === Seq(("b", 60L, 1L, "seed-b")), "expired, but b's latest version is older")
       j.tier(tier("b", 10, "too-old"))
       assert(j.metrics("expired-table-writes-total") === 1.0, "the seed moved the table's time to 100")
-      assert(j.metrics("dropped-null-table-key-total") === 1.0, "a seed row without a key is dropped, as in the changelog")
+      assert(
+        j.metrics("dropped-null-table-key-total") === 1.0,
+        "a seed row without a key is dropped, as in the changelog"
+      )
     } finally j.stop()
   }
 
@@ -261,8 +299,12 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val d = TestDriver(spark)
     val o = d.addInput("orders", orders, "order_ts", "0 seconds")
     val t = d.addInput("tiers", tiers, "changed_at", "0 seconds")
-    d.start(o.transform(StreamTableJoin("CUSTOMER", "Order_TS",
-      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"), Joined.inner().withGracePeriod(ms(10)))))
+    d.start(o.transform(StreamTableJoin(
+      "CUSTOMER",
+      "Order_TS",
+      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"),
+      Joined.inner().withGracePeriod(ms(10))
+    )))
     val j = new Join(d)
     try {
       j.tier(tier("a", 0, "t0"))
@@ -285,16 +327,24 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     val d = TestDriver(spark)
     val o = d.addInput("orders", orders, null, null)
     val t = d.addInput("tiers", tiers, null, null)
-    val joined = o.transform(StreamTableJoin("customer", "order_ts",
-      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"), Joined.left().withGracePeriod(ms(10))))
+    val joined = o.transform(StreamTableJoin(
+      "customer",
+      "order_ts",
+      ChangelogTable.versioned(t, "changed_at", ms(1000)).withTombstone("deleted"),
+      Joined.left().withGracePeriod(ms(10))
+    ))
     val perTier = joined.withWatermark("order_ts", "0 seconds")
       .groupBy(functions.window(col("order_ts"), "100 milliseconds"), col("tier")).agg(sum("amount").as("total"))
     d.start(perTier)
-    def totals(rows: Seq[Row]) = rows.map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getString(1), r.getLong(2))).sortBy(_._2)
+    def totals(rows: Seq[Row]) =
+      rows.map(r => (r.getStruct(0).getTimestamp(0).getTime, r.getString(1), r.getLong(2))).sortBy(_._2)
     try {
       d.stepInput("tiers", Seq(tier("a", 0, "gold"), tier("b", 0, "silver")))
       d.stepInput("orders", Seq(order("a", 10, 5), order("b", 20, 7), order("a", 30, 1)))
-      assert(d.stepInput("orders", Seq(order("a", 150, 1), order("b", 150, 1))) === Nil, "window [0, 100) not closed yet")
+      assert(
+        d.stepInput("orders", Seq(order("a", 150, 1), order("b", 150, 1))) === Nil,
+        "window [0, 100) not closed yet"
+      )
       assert(totals(d.stepInput("orders", Seq(order("a", 300, 1), order("b", 300, 1)))) ===
         Seq((0L, "gold", 6L), (0L, "silver", 7L)))
     } finally d.stop()
@@ -315,13 +365,31 @@ class StreamTableJoinSuite extends SparkSessionSuite {
       .contains("KTable must be versioned to use a grace period in a stream table join."))
     assert(error(Joined.inner().withGracePeriod(ms(-1))).contains("gracePeriod must be >= 0"))
     assert(error(ChangelogTable.versioned(t, "changed_at", ms(-5))).contains("historyRetention must be >= 0"))
-    assert(error(joinWith(v, Joined.inner(), on = Seq("user"))).contains("key (on, stream side) 'user' is not a column"))
-    assert(error(joinWith(v, Joined.inner(), ts = "amount")).contains("stream timestamp column 'amount' must be a timestamp"))
-    assert(error(joinWith(ChangelogTable.versioned(t, "tier", ms(5)), Joined.inner())).contains("table timestamp column 'tier'"))
-    assert(error(joinWith(v.withTombstone("tier"), Joined.inner())).contains("tombstone column 'tier' must be a boolean"))
+    assert(error(joinWith(
+      v,
+      Joined.inner(),
+      on = Seq("user")
+    )).contains("key (on, stream side) 'user' is not a column"))
+    assert(error(joinWith(
+      v,
+      Joined.inner(),
+      ts = "amount"
+    )).contains("stream timestamp column 'amount' must be a timestamp"))
+    assert(error(joinWith(
+      ChangelogTable.versioned(t, "tier", ms(5)),
+      Joined.inner()
+    )).contains("table timestamp column 'tier'"))
+    assert(error(joinWith(
+      v.withTombstone("tier"),
+      Joined.inner()
+    )).contains("tombstone column 'tier' must be a boolean"))
     val ambiguous = t.select(col("*"), col("tier").as("Tier"))
-    assert(error(o.transform(StreamTableJoin(Seq("customer"), "order_ts",
-      ChangelogTable.versioned(ambiguous, "changed_at", ms(5)).withTombstone("TIER"), Joined.inner())))
+    assert(error(o.transform(StreamTableJoin(
+      Seq("customer"),
+      "order_ts",
+      ChangelogTable.versioned(ambiguous, "changed_at", ms(5)).withTombstone("TIER"),
+      Joined.inner()
+    )))
       .contains("tombstone 'TIER' is ambiguous"))
     val intKeys = t.withColumn("customer", col("customer").cast("int"))
     assert(error(joinWith(ChangelogTable.versioned(intKeys, "changed_at", ms(5)), Joined.inner()))
@@ -332,9 +400,19 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     assert(error(joinWith(v.withInitialVersions(spark.range(1).toDF()), Joined.inner()))
       .contains("initialVersions column 'customer' is not a column"))
     val batch = spark.createDataFrame(java.util.Arrays.asList(order("a", 1)), orders)
-    assert(error(batch.transform(StreamTableJoin("customer", "order_ts", v, Joined.inner()))).contains("not a streaming DataFrame"))
-    val equal = joinWith(ChangelogTable.versioned(t, "changed_at", Duration.ofMinutes(6)),
-      Joined.inner().withGracePeriod(Duration.ofMinutes(6)))
-    assert(equal.columns.toSeq === Seq("customer", "order_ts", "amount", "tier", "deleted"), "equal grace and retention are allowed")
+    assert(error(batch.transform(StreamTableJoin(
+      "customer",
+      "order_ts",
+      v,
+      Joined.inner()
+    ))).contains("not a streaming DataFrame"))
+    val equal = joinWith(
+      ChangelogTable.versioned(t, "changed_at", Duration.ofMinutes(6)),
+      Joined.inner().withGracePeriod(Duration.ofMinutes(6))
+    )
+    assert(
+      equal.columns.toSeq === Seq("customer", "order_ts", "amount", "tier", "deleted"),
+      "equal grace and retention are allowed"
+    )
   }
 }

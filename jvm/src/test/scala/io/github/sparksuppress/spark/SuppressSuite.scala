@@ -21,7 +21,8 @@ class SuppressSuite extends SparkSessionSuite {
     StructField("key", StringType),
     StructField("ts", TimestampType),
     StructField("value", StringType),
-    StructField("deleted", BooleanType)))
+    StructField("deleted", BooleanType)
+  ))
 
   private def ts(ms: Long) = new Timestamp(ms)
   private def rec(k: String, v: String, ms: Long, deleted: Boolean = false) = Row(k, ts(ms), v, deleted)
@@ -38,7 +39,8 @@ class SuppressSuite extends SparkSessionSuite {
   /** Bounds hold per state partition; with one partition these tests see Kafka's single-task behaviour. */
   private def onePartition[T](body: => T): T = {
     spark.conf.set("spark.sql.shuffle.partitions", "1")
-    try body finally spark.conf.set("spark.sql.shuffle.partitions", "2")
+    try body
+    finally spark.conf.set("spark.sql.shuffle.partitions", "2")
   }
 
   test("the output columns carry none of the watermark bypass's metadata") {
@@ -82,7 +84,8 @@ class SuppressSuite extends SparkSessionSuite {
 
   test("tombstones are forwarded by untilTimeLimit") {
     val d = driver(_.transform(
-      Suppress("key", "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded())).withTombstone("deleted")))
+      Suppress("key", "ts", Suppressed.untilTimeLimit(ms(0), BufferConfig.unbounded())).withTombstone("deleted")
+    ))
     try {
       val out = d.step(rec("A", null, 5, deleted = true))
       assert(out.map(r => (r.getString(0), r.getBoolean(3))) === Seq(("A", true)))
@@ -114,8 +117,13 @@ class SuppressSuite extends SparkSessionSuite {
   }
 
   test("untilWindowCloses emits each window once, when end + grace <= stream time, and drops tombstones") {
-    val windowed = StructType(schema.fields :+ StructField("window", StructType(Seq(
-      StructField("start", TimestampType), StructField("end", TimestampType)))))
+    val windowed = StructType(schema.fields :+ StructField(
+      "window",
+      StructType(Seq(
+        StructField("start", TimestampType),
+        StructField("end", TimestampType)
+      ))
+    ))
     val d = TestDriver(spark, windowed, "ts")
     val s = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
       .withWindow(WindowColumns.struct("window")).withGrace(ms(1)).withTombstone("deleted")
@@ -126,27 +134,46 @@ class SuppressSuite extends SparkSessionSuite {
       assert(d.step(w("hey", "7", 99, 99, 100)) === Nil)
       assert(d.step(w("d1", "7", 100, 100, 101)) === Nil)
       val out = d.step(w("d2", "7", 101, 101, 102))
-      assert(out.map(r => (r.getString(0), r.getString(2), r.getStruct(4).getTimestamp(1).getTime)) === Seq(("hey", "7", 100L)))
+      assert(out.map(r => (r.getString(0), r.getString(2), r.getStruct(4).getTimestamp(1).getTime)) === Seq((
+        "hey",
+        "7",
+        100L
+      )))
       assert(d.step(w("gone", null, 50, 0, 100, del = true)) === Nil, "a tombstone is dropped on emit")
     } finally d.stop()
   }
 
-  test("untilWindowCloses with LateRecords.Emit: an update for a closed window leaves flagged, once, also after a restart") {
-    val windowed = StructType(schema.fields :+ StructField("window", StructType(Seq(
-      StructField("start", TimestampType), StructField("end", TimestampType)))))
+  test(
+    "untilWindowCloses with LateRecords.Emit: an update for a closed window leaves flagged, once, also after a restart"
+  ) {
+    val windowed = StructType(schema.fields :+ StructField(
+      "window",
+      StructType(Seq(
+        StructField("start", TimestampType),
+        StructField("end", TimestampType)
+      ))
+    ))
     def w(k: String, v: String, t: Long, start: Long, end: Long) = Row(k, ts(t), v, false, Row(ts(start), ts(end)))
     def run(late: LateRecords)(body: TestDriver => Unit): Unit = {
       val d = TestDriver(spark, windowed, "ts")
-      val s = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(s"late-${late.name}"))
+      val s = Suppress(
+        Seq("key"),
+        "ts",
+        Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(s"late-${late.name}")
+      )
         .withWindow(WindowColumns.struct("window")).withGrace(ms(1)).withLateRecords(late)
       d.start(d.input.transform(s))
-      try body(d) finally d.stop()
+      try body(d)
+      finally d.stop()
     }
     run(LateRecords.Drop) { d =>
       assert(d.step(w("hey", "7", 99, 99, 100)) === Nil)
       assert(d.step(w("d2", "7", 101, 101, 102)).map(_.getString(2)) === Seq("7"))
       val again = d.step(w("hey", "8", 99, 99, 100))
-      assert(again.map(r => (r.getString(0), r.getString(2))) === Seq(("hey", "8")), "Kafka lets it out like a final result")
+      assert(
+        again.map(r => (r.getString(0), r.getString(2))) === Seq(("hey", "8")),
+        "Kafka lets it out like a final result"
+      )
       assert(again.head.length === 5, "no late column by default")
     }
     def klv(rows: Seq[Row]) = rows.map(r => (r.getString(0), r.getString(2), r.getBoolean(5)))
@@ -156,14 +183,21 @@ class SuppressSuite extends SparkSessionSuite {
       assert(klv(d.step(w("hey", "8", 99, 99, 100))) === Seq(("hey", "8", true)))
       d.restart()
       assert(d.advance() === Nil, "the late row is not emitted again")
-      assert(klv(d.step(w("hey", "9", 100, 99, 100))) === Seq(("hey", "9", true)), "the watermark came back from the checkpoint")
+      assert(
+        klv(d.step(w("hey", "9", 100, 99, 100))) === Seq(("hey", "9", true)),
+        "the watermark came back from the checkpoint"
+      )
       assert(klv(d.step(w("x", "1", 103, 103, 104))) === Seq(("d2", "7", false)))
     }
   }
 
   test("LateRecords.Emit is refused for untilTimeLimit, naming the parameter and the fix") {
     val e = intercept[IllegalArgumentException] {
-      Suppress("key", "ts", Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded())).withLateRecords(LateRecords.Emit).request
+      Suppress(
+        "key",
+        "ts",
+        Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded())
+      ).withLateRecords(LateRecords.Emit).request
     }
     assert(e.getMessage.contains("lateRecords") && e.getMessage.contains("untilWindowCloses only"))
     val p = intercept[IllegalArgumentException](Spelling.forPython(LateRecords.fromName("keep")))
@@ -190,10 +224,15 @@ class SuppressSuite extends SparkSessionSuite {
       .contains("is not a streaming DataFrame"))
     val d = TestDriver(spark, schema, "ts")
     val raw = io.github.sparksuppress.shims.StreamingRuntime.MemoryStream[Row](
-      org.apache.spark.sql.Encoders.row(schema), spark.sqlContext)
+      org.apache.spark.sql.Encoders.row(schema),
+      spark.sqlContext
+    )
     val noWatermark = raw.toDF()
     val e1 = intercept[IllegalArgumentException](noWatermark.transform(Suppress("key", "ts", s)))
-    assert(e1.getMessage.contains("has no event-time watermark") && e1.getMessage.contains("withWatermark(\"ts\""), e1.getMessage)
+    assert(
+      e1.getMessage.contains("has no event-time watermark") && e1.getMessage.contains("withWatermark(\"ts\""),
+      e1.getMessage
+    )
     val e2 = intercept[IllegalArgumentException](d.input.transform(Suppress("user", "ts", s)))
     assert(e2.getMessage.contains("key 'user' is not a column of the input"), e2.getMessage)
     val e3 = intercept[IllegalArgumentException](d.input.transform(Suppress("key", "value", s)))
@@ -201,14 +240,18 @@ class SuppressSuite extends SparkSessionSuite {
     val e4 = intercept[IllegalArgumentException](d.input.transform(Suppress("key", "ts", s).withGrace(ms(5))))
     assert(e4.getMessage.contains("grace applies to untilWindowCloses only"), e4.getMessage)
     val e5 = intercept[IllegalArgumentException](
-      d.input.transform(Suppress("key", "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded())).withGrace(ms(1))))
+      d.input.transform(Suppress("key", "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded())).withGrace(ms(1)))
+    )
     assert(e5.getMessage.contains("untilWindowCloses needs windowed input"), e5.getMessage)
     val e6 = intercept[IllegalArgumentException](
-      d.input.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(1), BufferConfig.unbounded().spillToDisk()))))
+      d.input.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(1), BufferConfig.unbounded().spillToDisk())))
+    )
     assert(e6.getMessage.contains("spark.sql.streaming.stateStore.providerClass"), e6.getMessage)
     assert(intercept[IllegalArgumentException](Suppressed.untilTimeLimit(ms(-1), BufferConfig.unbounded())).getMessage
       .contains("timeToWaitForMoreEvents must be >= 0"))
-    assert(intercept[IllegalArgumentException](BufferConfig.maxRecords(-1)).getMessage.contains("maxRecords must be >= 0"))
+    assert(
+      intercept[IllegalArgumentException](BufferConfig.maxRecords(-1)).getMessage.contains("maxRecords must be >= 0")
+    )
   }
 
   test("metrics are readable for a running query, with Kafka's names") {
@@ -247,7 +290,8 @@ class SuppressSuite extends SparkSessionSuite {
     assert(e.getMessage.contains("write the upstream result to a sink and read it there"), e.getMessage)
     val counted = d.input.groupBy(col("key")).count()
     val refused = intercept[IllegalArgumentException](
-      counted.select(col("key"), org.apache.spark.sql.functions.current_timestamp().as("ts")).transform(first)).getMessage
+      counted.select(col("key"), org.apache.spark.sql.functions.current_timestamp().as("ts")).transform(first)
+    ).getMessage
     assert(refused.contains("(Aggregate)"), refused)
     assert(refused.contains("use this library's aggregate"), refused)
   }

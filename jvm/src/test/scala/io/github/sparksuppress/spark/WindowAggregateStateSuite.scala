@@ -13,14 +13,22 @@ class WindowAggregateStateSuite extends AnyFunSuite {
   private val aggregates: Array[AggregateColumn] = Array(
     CountAggregate("n", Array.empty),
     SumAggregate("total", 0, LongType, LongType, OverflowMode.Fail),
-    PositionalAggregate("first", 1, StringType, isLast = false, ignoreNulls = false))
+    PositionalAggregate("first", 1, StringType, isLast = false, ignoreNulls = false)
+  )
 
   private def params(name: Option[String], fingerprint: Long) = WindowAggregateParams(
-    operatorName = name.getOrElse("unnamed"), explicitName = name, definition = TimeWindowDefinition(10, 5, 0),
-    mode = EmitMode.OnWindowClose, aggregates = aggregates, keySchema = StructType(Seq(StructField("k", StringType))),
+    operatorName = name.getOrElse("unnamed"),
+    explicitName = name,
+    definition = TimeWindowDefinition(10, 5, 0),
+    mode = EmitMode.OnWindowClose,
+    aggregates = aggregates,
+    keySchema = StructType(Seq(StructField("k", StringType))),
     groupSchema = StructType(Seq(StructField("k", BinaryType))),
-    inputSchema = StructType(Seq(StructField("in0", LongType), StructField("in1", StringType))), precombine = false,
-    timestampNtz = false, fingerprint = fingerprint)
+    inputSchema = StructType(Seq(StructField("in0", LongType), StructField("in1", StringType))),
+    precombine = false,
+    timestampNtz = false,
+    fingerprint = fingerprint
+  )
 
   private def stored(p: WindowAggregateParams): Array[Byte] = {
     val buffers = new AggregateBuffers(aggregates)
@@ -46,10 +54,12 @@ class WindowAggregateStateSuite extends AnyFunSuite {
   test("state written for other windows or aggregates, or by another named operator, is refused with the fix") {
     val written = stored(params(Some("counts"), 1L))
     val buffers = new AggregateBuffers(aggregates)
-    val other = intercept[IllegalStateException](WindowAggregateState.read(written, params(Some("counts"), 2L), buffers))
+    val other =
+      intercept[IllegalStateException](WindowAggregateState.read(written, params(Some("counts"), 2L), buffers))
     assert(other.getMessage.contains("written for other windows, aggregations or key types") &&
       other.getMessage.contains("start from a new checkpoint"))
-    val renamed = intercept[IllegalStateException](WindowAggregateState.read(written, params(Some("sessions"), 1L), buffers))
+    val renamed =
+      intercept[IllegalStateException](WindowAggregateState.read(written, params(Some("sessions"), 1L), buffers))
     assert(renamed.getMessage.contains("belongs to the operator named 'counts'"))
     val future = written.clone()
     future(0) = 9
@@ -57,7 +67,9 @@ class WindowAggregateStateSuite extends AnyFunSuite {
       .getMessage.contains("has format 9"))
   }
 
-  test("with an idle timeout the clock is stored too (format 2); state of either format reads with the option on or off") {
+  test(
+    "with an idle timeout the clock is stored too (format 2); state of either format reads with the option on or off"
+  ) {
     val plain = params(Some("counts"), 1L)
     val idle = plain.copy(idleTimeoutMs = Some(200L))
     val buffers = new AggregateBuffers(aggregates)

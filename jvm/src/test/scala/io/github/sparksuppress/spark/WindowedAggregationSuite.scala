@@ -14,17 +14,21 @@ import io.github.sparksuppress.api._
 import io.github.sparksuppress.spark.window.WindowAggregateParams
 import io.github.sparksuppress.testing.TestDriver
 
-/** The windowed aggregation through Spark, one micro-batch per step (TestDriver), for every window type and strategy. */
+/**
+ * The windowed aggregation through Spark, one micro-batch per step (TestDriver), for every window type and strategy.
+ */
 class WindowedAggregationSuite extends SparkSessionSuite {
 
   private val schema = StructType(Seq(
     StructField("user", StringType),
     StructField("ts", TimestampType),
     StructField("amount", LongType),
-    StructField("label", StringType)))
+    StructField("label", StringType)
+  ))
 
   private def ms(n: Long) = Duration.ofMillis(n)
-  private def rec(user: String, t: Long, amount: java.lang.Long = 1L, label: String = "x") = Row(user, new Timestamp(t), amount, label)
+  private def rec(user: String, t: Long, amount: java.lang.Long = 1L, label: String = "x") =
+    Row(user, new Timestamp(t), amount, label)
 
   private def driver(op: DataFrame => DataFrame): TestDriver = {
     val d = TestDriver(spark, schema, "ts")
@@ -44,8 +48,12 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   private def fold: Column = StringFold.column(col("label"), "0", "+").as("trace")
 
   test("tumbling windows, onWindowClose: one final row per key and window, once end + grace <= stream time") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(5)), EmitStrategy.onWindowClose(),
-      count("*").as("n"), sum("amount").as("total"))))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeAndGrace(ms(10), ms(5)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n"),
+      sum("amount").as("total")
+    )))
     try {
       assert(d.step(rec("a", 1, 2), rec("a", 4, 3), rec("b", 9, 1)) === Nil)
       assert(d.step(rec("a", 12)) === Nil)
@@ -57,8 +65,13 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("Latest.column keeps the latest arrival (Kafka's reduce), where last keeps the latest event time") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(100), ms(1000)), EmitStrategy.onWindowUpdate(),
-      Latest.column(col("label")).as("latest"), last("label").as("last"), Latest.column(col("label"), col("amount")).as("byAmount"))))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeAndGrace(ms(100), ms(1000)),
+      EmitStrategy.onWindowUpdate(),
+      Latest.column(col("label")).as("latest"),
+      last("label").as("last"),
+      Latest.column(col("label"), col("amount")).as("byAmount")
+    )))
     try {
       assert(view(d.step(rec("a", 50, 5L, "first"))) === Seq(Seq("a", 0L, 100L, "first", "first", "first", 50L)))
       // Later micro-batch, earlier event time, smaller order: still the latest to arrive.
@@ -72,19 +85,31 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("hopping windows, onWindowUpdate: every window containing a record is updated, in start order") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(100)).advanceBy(ms(5)),
-      EmitStrategy.onWindowUpdate(), fold)))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeAndGrace(ms(10), ms(100)).advanceBy(ms(5)),
+      EmitStrategy.onWindowUpdate(),
+      fold
+    )))
     try {
       assert(view(d.step(rec("a", 3, label = "p"))) === Seq(Seq("a", 0L, 10L, "0+p", 3L)), "starts are never negative")
       assert(d.step(rec("a", 7, label = "q")).map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getString(2))) ===
         Seq((0L, "0+p+q"), (5L, "0+q")))
-      assert(d.step(rec("a", 2, label = "r")).map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getString(2), r.getTimestamp(3).getTime)) ===
-        Seq((0L, "0+p+q+r", 7L)), "an out-of-order record keeps the window's largest timestamp")
+      assert(
+        d.step(rec("a", 2, label = "r")).map(r =>
+          (r.getStruct(1).getTimestamp(0).getTime, r.getString(2), r.getTimestamp(3).getTime)
+        ) ===
+          Seq((0L, "0+p+q+r", 7L)),
+        "an out-of-order record keeps the window's largest timestamp"
+      )
     } finally d.stop()
   }
 
   test("grace 0: a time window closes exactly at its end; the next record at the end belongs to the next window") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeWithNoGrace(ms(500)), EmitStrategy.onWindowClose(), count("*").as("n"))))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeWithNoGrace(ms(500)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n")
+    )))
     try {
       assert(d.step(rec("1", 10)) === Nil)
       assert(d.step(rec("1", 15)) === Nil)
@@ -94,9 +119,18 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
-  test("pre-combined records of one micro-batch are dropped exactly as record by record: by the key's own earlier records") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(0)), EmitStrategy.onWindowClose(),
-      count("*").as("n"), min("amount").as("lo"), max("amount").as("hi"), first("amount").as("first"), last("amount").as("last"))))
+  test(
+    "pre-combined records of one micro-batch are dropped exactly as record by record: by the key's own earlier records"
+  ) {
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeAndGrace(ms(10), ms(0)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n"),
+      min("amount").as("lo"),
+      max("amount").as("hi"),
+      first("amount").as("first"),
+      last("amount").as("last")
+    )))
     try {
       // For a: 3 arrives before 25 and counts; 4 and 5 arrive after 25 closed [0,10) and are dropped.
       // b's records are not late for b (Kafka's per-task time is per key here): b@2 counts.
@@ -109,8 +143,11 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("session windows, onWindowUpdate: merges retract the absorbed sessions before the merged one") {
-    val d = driver(_.transform(aggregate(SessionWindows.ofInactivityGapAndGrace(ms(10), ms(0)), EmitStrategy.onWindowUpdate(),
-      count("*").as("n"))))
+    val d = driver(_.transform(aggregate(
+      SessionWindows.ofInactivityGapAndGrace(ms(10), ms(0)),
+      EmitStrategy.onWindowUpdate(),
+      count("*").as("n")
+    )))
     try {
       // window.end is exclusive, as session_window gives it: last record + gap.
       assert(view(d.step(rec("a", 0))) === Seq(Seq("a", 0L, 10L, 1L, 0L, false)))
@@ -118,15 +155,30 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       // At stream time 11 a's [0,0] is closed (0 + 10 + 0 < 11): 5 starts a new session instead of merging.
       assert(view(d.step(rec("a", 5))) === Seq(Seq("a", 5L, 15L, 1L, 5L, false)))
       val merged = d.step(rec("a", 12), rec("a", 20))
-      assert(merged.map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getStruct(1).getTimestamp(1).getTime, r.getLong(2), r.getBoolean(4))) ===
-        Seq((5L, 15L, 1L, true), (5L, 22L, 2L, false), (5L, 22L, 2L, true), (5L, 30L, 3L, false)),
-        "each record of the batch merges in turn: [5,5] into [5,12], then [5,12] into [5,20]")
+      assert(
+        merged.map(r =>
+          (
+            r.getStruct(1).getTimestamp(0).getTime,
+            r.getStruct(1).getTimestamp(1).getTime,
+            r.getLong(2),
+            r.getBoolean(4)
+          )
+        ) ===
+          Seq((5L, 15L, 1L, true), (5L, 22L, 2L, false), (5L, 22L, 2L, true), (5L, 30L, 3L, false)),
+        "each record of the batch merges in turn: [5,5] into [5,12], then [5,12] into [5,20]"
+      )
     } finally d.stop()
   }
 
-  test("session windows, onWindowClose: final sessions ordered by end, with Kafka's merge order for typed aggregators") {
-    val d = driver(_.transform(aggregate(SessionWindows.ofInactivityGapAndGrace(ms(500), ms(0)), EmitStrategy.onWindowClose(),
-      count("*").as("n"), fold)))
+  test(
+    "session windows, onWindowClose: final sessions ordered by end, with Kafka's merge order for typed aggregators"
+  ) {
+    val d = driver(_.transform(aggregate(
+      SessionWindows.ofInactivityGapAndGrace(ms(500), ms(0)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n"),
+      fold
+    )))
     try {
       assert(d.step(rec("1", 10, label = "1")) === Nil)
       assert(d.step(rec("1", 15, label = "2")) === Nil)
@@ -141,7 +193,10 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     val u = driver(_.transform(aggregate(sliding, EmitStrategy.onWindowUpdate(), count("*").as("n"))))
     try {
       assert(view(u.step(rec("a", 10))) === Seq(Seq("a", 0L, 11L, 1L, 10L)))
-      assert(u.step(rec("a", 15)).map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getLong(2))) === Seq((11L, 1L), (5L, 2L)))
+      assert(u.step(rec("a", 15)).map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getLong(2))) === Seq(
+        (11L, 1L),
+        (5L, 2L)
+      ))
     } finally u.stop()
     val c = driver(_.transform(aggregate(sliding, EmitStrategy.onWindowClose(), count("*").as("n"))))
     try {
@@ -153,25 +208,43 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("a restart from the checkpoint keeps open windows: nothing is emitted twice or lost") {
-    val op = aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(0)).advanceBy(ms(5)), EmitStrategy.onWindowClose(),
-      count("*").as("n"), fold).withName("durable")
+    val op = aggregate(
+      TimeWindows.ofSizeAndGrace(ms(10), ms(0)).advanceBy(ms(5)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n"),
+      fold
+    ).withName("durable")
     val d = driver(_.transform(op))
     try {
       assert(d.step(rec("a", 1, label = "p"), rec("b", 6, label = "q")) === Nil)
-      assert(view(d.step(rec("a", 10, label = "r"))) === Seq(Seq("a", 0L, 10L, 1L, "0+p", 1L), Seq("b", 0L, 10L, 1L, "0+q", 6L)))
+      assert(view(d.step(rec("a", 10, label = "r"))) === Seq(
+        Seq("a", 0L, 10L, 1L, "0+p", 1L),
+        Seq("b", 0L, 10L, 1L, "0+q", 6L)
+      ))
       d.restart()
       assert(d.advance() === Nil)
       assert(view(d.step(rec("a", 12, label = "s"))) === Nil)
       assert(view(d.step(rec("c", 30))) === Seq(
-        Seq("a", 5L, 15L, 2L, "0+r+s", 12L), Seq("a", 10L, 20L, 2L, "0+r+s", 12L), Seq("b", 5L, 15L, 1L, "0+q", 6L)))
+        Seq("a", 5L, 15L, 2L, "0+r+s", 12L),
+        Seq("a", 10L, 20L, 2L, "0+r+s", 12L),
+        Seq("b", 5L, 15L, 1L, "0+q", 6L)
+      ))
     } finally d.stop()
   }
 
-  test("LateRecords.Emit: a record dropped for a closed window leaves flagged, once per closed window, also after a restart") {
+  test(
+    "LateRecords.Emit: a record dropped for a closed window leaves flagged, once per closed window, also after " +
+      "a restart"
+  ) {
     def run(late: LateRecords)(body: TestDriver => Unit): Unit = {
-      val d = driver(_.transform(aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(0)).advanceBy(ms(5)), EmitStrategy.onWindowClose(),
-        count("*").as("n"), sum("amount").as("total")).withName(s"late-${late.name}").withLateRecords(late)))
-      try body(d) finally d.stop()
+      val d = driver(_.transform(aggregate(
+        TimeWindows.ofSizeAndGrace(ms(10), ms(0)).advanceBy(ms(5)),
+        EmitStrategy.onWindowClose(),
+        count("*").as("n"),
+        sum("amount").as("total")
+      ).withName(s"late-${late.name}").withLateRecords(late)))
+      try body(d)
+      finally d.stop()
     }
     run(LateRecords.Drop) { d =>
       assert(view(d.step(rec("a", 1, 2))) === Nil)
@@ -184,29 +257,45 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     run(LateRecords.Emit) { d =>
       assert(view(d.step(rec("a", 1, 2))) === Nil)
       assert(view(d.step(rec("a", 12, 3))) === Seq(Seq("a", 0L, 10L, 1L, 2L, 1L, false)))
-      assert(view(d.step(rec("a", 8, 100))) === Seq(Seq("a", 0L, 10L, 1L, 100L, 8L, true)),
-        "one row for the window it missed, aggregating that record alone; [5,15) takes it")
+      assert(
+        view(d.step(rec("a", 8, 100))) === Seq(Seq("a", 0L, 10L, 1L, 100L, 8L, true)),
+        "one row for the window it missed, aggregating that record alone; [5,15) takes it"
+      )
       assert(Metrics.forQuery(d.streamingQuery)("late-emit")("dropped-records-total") === 1.0)
       d.restart()
       assert(d.advance() === Nil, "the late row is not emitted again")
-      assert(view(d.step(rec("a", 2, 7))) === Seq(Seq("a", 0L, 10L, 1L, 7L, 2L, true)), "only [0,10) holds 2 (starts are never negative)")
+      assert(
+        view(d.step(rec("a", 2, 7))) === Seq(Seq("a", 0L, 10L, 1L, 7L, 2L, true)),
+        "only [0,10) holds 2 (starts are never negative)"
+      )
       assert(view(d.step(rec("z", 30))).filter(_.head == "a") ===
         Seq(Seq("a", 5L, 15L, 2L, 103L, 12L, false), Seq("a", 10L, 20L, 1L, 3L, 12L, false)))
     }
   }
 
   test("LateRecords.Emit for sessions and sliding windows: the record's own session; a sliding record's left window") {
-    val sessions = driver(_.transform(aggregate(SessionWindows.ofInactivityGapAndGrace(ms(10), ms(0)), EmitStrategy.onWindowUpdate(),
-      count("*").as("n")).withLateRecords(LateRecords.Emit)))
+    val sessions = driver(_.transform(aggregate(
+      SessionWindows.ofInactivityGapAndGrace(ms(10), ms(0)),
+      EmitStrategy.onWindowUpdate(),
+      count("*").as("n")
+    ).withLateRecords(LateRecords.Emit)))
     try {
       assert(view(sessions.step(rec("a", 100))) === Seq(Seq("a", 100L, 110L, 1L, 100L, false, false)))
-      assert(view(sessions.step(rec("a", 104))) === Seq(Seq("a", 100L, 110L, 1L, 100L, true, false), Seq("a", 100L, 114L, 2L, 104L, false, false)))
+      assert(view(sessions.step(rec("a", 104))) === Seq(
+        Seq("a", 100L, 110L, 1L, 100L, true, false),
+        Seq("a", 100L, 114L, 2L, 104L, false, false)
+      ))
       sessions.step(rec("b", 200))
-      assert(view(sessions.step(rec("a", 110))) === Seq(Seq("a", 110L, 120L, 1L, 110L, false, true)),
-        "[100,104] closed at the watermark 200 and left the state: the record's own session is what it missed")
+      assert(
+        view(sessions.step(rec("a", 110))) === Seq(Seq("a", 110L, 120L, 1L, 110L, false, true)),
+        "[100,104] closed at the watermark 200 and left the state: the record's own session is what it missed"
+      )
     } finally sessions.stop()
-    val sliding = driver(_.transform(aggregate(SlidingWindows.ofTimeDifferenceAndGrace(ms(10), ms(0)), EmitStrategy.onWindowClose(),
-      count("*").as("n")).withLateRecords(LateRecords.Emit)))
+    val sliding = driver(_.transform(aggregate(
+      SlidingWindows.ofTimeDifferenceAndGrace(ms(10), ms(0)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n")
+    ).withLateRecords(LateRecords.Emit)))
     try {
       sliding.step(rec("a", 50))
       assert(view(sliding.step(rec("a", 100))) === Seq(Seq("a", 40L, 51L, 1L, 50L, false)))
@@ -215,22 +304,36 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("sessions survive a restart too, merging with what was stored") {
-    val op = aggregate(SessionWindows.ofInactivityGapAndGrace(ms(10), ms(5)), EmitStrategy.onWindowUpdate(), count("*").as("n"))
+    val op = aggregate(
+      SessionWindows.ofInactivityGapAndGrace(ms(10), ms(5)),
+      EmitStrategy.onWindowUpdate(),
+      count("*").as("n")
+    )
     val d = driver(_.transform(op))
     try {
       d.step(rec("a", 100))
       d.restart()
       val out = d.step(rec("a", 105))
-      assert(out.map(r => (r.getStruct(1).getTimestamp(0).getTime, r.getStruct(1).getTimestamp(1).getTime, r.getLong(2), r.getBoolean(4))) ===
+      assert(out.map(r =>
+        (r.getStruct(1).getTimestamp(0).getTime, r.getStruct(1).getTimestamp(1).getTime, r.getLong(2), r.getBoolean(4))
+      ) ===
         Seq((100L, 110L, 1L, true), (100L, 115L, 2L, false)))
     } finally d.stop()
   }
 
   test("built-in aggregates keep Spark's result types; first and last follow event time") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeWithNoGrace(ms(100)), EmitStrategy.onWindowClose(),
-      count("label").as("labelled"), sum(col("amount") * 2).as("doubled"), avg("amount").as("mean"),
-      sum(col("amount").cast("decimal(10,2)")).as("exact"), min("label").as("lo"), max("label").as("hi"),
-      first("label").as("earliest"), last("label", ignoreNulls = true).as("latest"))))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeWithNoGrace(ms(100)),
+      EmitStrategy.onWindowClose(),
+      count("label").as("labelled"),
+      sum(col("amount") * 2).as("doubled"),
+      avg("amount").as("mean"),
+      sum(col("amount").cast("decimal(10,2)")).as("exact"),
+      min("label").as("lo"),
+      max("label").as("hi"),
+      first("label").as("earliest"),
+      last("label", ignoreNulls = true).as("latest")
+    )))
     try {
       d.step(rec("a", 50, 1, "m"), rec("a", 20, 2, "z"), rec("a", 70, 3, null))
       val out = d.step(rec("b", 100))
@@ -240,15 +343,20 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       val a = out.find(_.getString(0) == "a").get
       assert(a.getLong(2) === 2L && a.getLong(3) === 12L && a.getDouble(4) === 2.0)
       assert(a.getDecimal(5) === new java.math.BigDecimal("6.00"))
-      assert((a.getString(6), a.getString(7), a.getString(8), a.getString(9)) === (("m", "z", "z", "m")),
-        "first = the earliest event (20: z); last ignoring nulls = the latest non-null (50: m)")
+      assert(
+        (a.getString(6), a.getString(7), a.getString(8), a.getString(9)) === (("m", "z", "z", "m")),
+        "first = the earliest event (20: z); last ignoring nulls = the latest non-null (50: m)"
+      )
       assert(a.getTimestamp(10).getTime === 70L)
     } finally d.stop()
   }
 
   test("a custom typed Aggregator with a struct buffer is applied record by record") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeWithNoGrace(ms(10)), EmitStrategy.onWindowUpdate(),
-      udaf(SpreadAggregator, Encoders.scalaLong)(col("amount")).as("spread"))))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeWithNoGrace(ms(10)),
+      EmitStrategy.onWindowUpdate(),
+      udaf(SpreadAggregator, Encoders.scalaLong)(col("amount")).as("spread")
+    )))
     try {
       assert(view(d.step(rec("a", 1, 5))).map(_(3)) === Seq(0L))
       assert(view(d.step(rec("a", 2, 9))).map(_(3)) === Seq(4L))
@@ -257,8 +365,11 @@ class WindowedAggregationSuite extends SparkSessionSuite {
   }
 
   test("records without a key or event time are dropped and counted; lateness is measured per record") {
-    val d = driver(_.transform(aggregate(TimeWindows.ofSizeWithNoGrace(ms(10)), EmitStrategy.onWindowClose(),
-      count("*").as("n")).withName("lateness")))
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeWithNoGrace(ms(10)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n")
+    ).withName("lateness")))
     try {
       d.step(rec("a", 100))
       d.step(Row(null, new Timestamp(50), 1L, "x"), Row("a", null, 1L, "x"))
@@ -271,57 +382,94 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       d.step(rec("b", 200))
       val after = Metrics.forQuery(d.streamingQuery)("lateness")
       assert(after("window-aggregate-final-emit-total") === 1.0)
-      assert(after("window-aggregate-final-emit-latency-max") >= 0.0 && after("window-aggregate-final-emit-latency-max") < 60000.0)
+      assert(after("window-aggregate-final-emit-latency-max") >= 0.0 && after(
+        "window-aggregate-final-emit-latency-max"
+      ) < 60000.0)
     } finally d.stop()
   }
 
   // Default: every partition combines all its records. 1 and 3: partitions stop combining after 1 or 3 records (their
   // keys are mostly distinct by then) and pass the rest on, after the partials of the records before.
   for (combineCheck <- Seq(None, Some(1), Some(3)))
-  test(s"several input partitions: pre-combined partials give exactly what record-by-record processing gives (combining checked after ${combineCheck.getOrElse("the default")} records)") {
-    def run(aggregation: Column): (Seq[(String, Long, Long)], Double) = {
-      combineCheck.foreach(n => spark.conf.set(WindowAggregateParams.CombineCheckConf, n.toString))
-      val stream = MemoryStream[Row](3)(Encoders.row(schema), spark.sqlContext)
-      val input = stream.toDF().withWatermark("ts", "0 seconds")
-      val op = aggregate(TimeWindows.ofSizeAndGrace(ms(10), ms(2)).advanceBy(ms(5)), EmitStrategy.onWindowClose(), aggregation)
-      val plan = try input.transform(op) finally spark.conf.unset(WindowAggregateParams.CombineCheckConf)
-      val rows = new java.util.concurrent.ConcurrentLinkedQueue[Row]()
-      val q = plan.writeStream.trigger(Trigger.ProcessingTime(0L))
-        .option("checkpointLocation", tempDir("partitions"))
-        .foreachBatch { (b: DataFrame, _: Long) => b.collect().foreach(rows.add); () }.start()
-      try {
-        stream.addData((0 until 30).map(i => rec(if (i % 2 == 0) "a" else "b", (i * 37) % 50, label = s"v$i")))
-        q.processAllAvailable()
-        stream.addData(Seq(rec("c", 100)))
-        q.processAllAvailable()
-        val dropped = Metrics.forQuery(q).head._2("dropped-records-total")
-        import scala.jdk.CollectionConverters._
-        (rows.asScala.toSeq.map(r => (r.getString(0), r.getStruct(1).getTimestamp(0).getTime, r.get(2) match {
-          case n: Long => n
-          case s: String => s.count(_ == '+').toLong
-        })).sorted, dropped)
-      } finally q.stop()
+    test(
+      s"several input partitions: pre-combined partials give exactly what record-by-record processing gives " +
+        s"(combining checked after ${combineCheck.getOrElse("the default")} records)"
+    ) {
+      def run(aggregation: Column): (Seq[(String, Long, Long)], Double) = {
+        combineCheck.foreach(n => spark.conf.set(WindowAggregateParams.CombineCheckConf, n.toString))
+        val stream = MemoryStream[Row](3)(Encoders.row(schema), spark.sqlContext)
+        val input = stream.toDF().withWatermark("ts", "0 seconds")
+        val op = aggregate(
+          TimeWindows.ofSizeAndGrace(ms(10), ms(2)).advanceBy(ms(5)),
+          EmitStrategy.onWindowClose(),
+          aggregation
+        )
+        val plan =
+          try input.transform(op)
+          finally spark.conf.unset(WindowAggregateParams.CombineCheckConf)
+        val rows = new java.util.concurrent.ConcurrentLinkedQueue[Row]()
+        val q = plan.writeStream.trigger(Trigger.ProcessingTime(0L))
+          .option("checkpointLocation", tempDir("partitions"))
+          .foreachBatch { (b: DataFrame, _: Long) => b.collect().foreach(rows.add); () }.start()
+        try {
+          stream.addData((0 until 30).map(i => rec(if (i % 2 == 0) "a" else "b", (i * 37) % 50, label = s"v$i")))
+          q.processAllAvailable()
+          stream.addData(Seq(rec("c", 100)))
+          q.processAllAvailable()
+          val dropped = Metrics.forQuery(q).head._2("dropped-records-total")
+          import scala.jdk.CollectionConverters._
+          (
+            rows.asScala.toSeq.map(r =>
+              (
+                r.getString(0),
+                r.getStruct(1).getTimestamp(0).getTime,
+                r.get(2) match {
+                  case n: Long => n
+                  case s: String => s.count(_ == '+').toLong
+                }
+              )
+            ).sorted,
+            dropped
+          )
+        } finally q.stop()
+      }
+      val combined = run(count("*").as("n"))
+      val recordByRecord = run(StringFold.column(col("label"), "", "+").as("n"))
+      assert(combined === recordByRecord)
+      assert(combined._1.nonEmpty && combined._2 > 0, "the input has late records within the batch")
     }
-    val combined = run(count("*").as("n"))
-    val recordByRecord = run(StringFold.column(col("label"), "", "+").as("n"))
-    assert(combined === recordByRecord)
-    assert(combined._1.nonEmpty && combined._2 > 0, "the input has late records within the batch")
-  }
 
   test("several key columns (a partly null key is a key) and TIMESTAMP_NTZ event time") {
     // Spark puts watermarks on TIMESTAMP columns only: here it is on `wm`, which carries the same instants as `at`.
-    val ntz = StructType(Seq(StructField("user", StringType), StructField("device", IntegerType),
-      StructField("at", TimestampNTZType), StructField("wm", TimestampType), StructField("amount", LongType)))
+    val ntz = StructType(Seq(
+      StructField("user", StringType),
+      StructField("device", IntegerType),
+      StructField("at", TimestampNTZType),
+      StructField("wm", TimestampType),
+      StructField("amount", LongType)
+    ))
     val d = TestDriver(spark, ntz, "wm")
-    def at(ms: Long) = java.time.LocalDateTime.ofEpochSecond(ms / 1000, (ms % 1000).toInt * 1000000, java.time.ZoneOffset.UTC)
-    def row(user: String, device: Integer, ms: Long, amount: Long) = Row(user, device, at(ms), new Timestamp(ms), amount)
-    d.start(d.input.transform(AggregateWindowed(Seq("user", "device"), "at", TimeWindows.ofSizeWithNoGrace(Duration.ofSeconds(10)),
-      Seq(sum("amount").as("total")), EmitStrategy.onWindowClose()).withName("two-keys")))
+    def at(ms: Long) =
+      java.time.LocalDateTime.ofEpochSecond(ms / 1000, (ms % 1000).toInt * 1000000, java.time.ZoneOffset.UTC)
+    def row(user: String, device: Integer, ms: Long, amount: Long) =
+      Row(user, device, at(ms), new Timestamp(ms), amount)
+    d.start(d.input.transform(AggregateWindowed(
+      Seq("user", "device"),
+      "at",
+      TimeWindows.ofSizeWithNoGrace(Duration.ofSeconds(10)),
+      Seq(sum("amount").as("total")),
+      EmitStrategy.onWindowClose()
+    ).withName("two-keys")))
     try {
       d.step(row("a", 1, 1000, 5L), row("a", null, 2000, 7L), row("a", 1, 3000, 1L), row(null, null, 4000, 9L))
       val out = d.step(row("b", 2, 10000, 1L))
-      assert(d.outputSchema("window").dataType === StructType(Seq(StructField("start", TimestampNTZType), StructField("end", TimestampNTZType))))
-      assert(out.map(r => (r.getString(0), Option(r.get(1)), r.getStruct(2).get(1), r.getLong(3), r.get(4))).sortBy(_._2.toString) ===
+      assert(d.outputSchema("window").dataType === StructType(Seq(
+        StructField("start", TimestampNTZType),
+        StructField("end", TimestampNTZType)
+      )))
+      assert(out.map(r => (r.getString(0), Option(r.get(1)), r.getStruct(2).get(1), r.getLong(3), r.get(4))).sortBy(
+        _._2.toString
+      ) ===
         Seq(("a", None, at(10000), 7L, at(2000)), ("a", Some(1), at(10000), 6L, at(3000))))
       assert(Metrics.forQuery(d.streamingQuery)("two-keys")("dropped-records-total") === 1.0, "the all-null key")
     } finally d.stop()
@@ -332,15 +480,31 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     assert(message(TimeWindows.ofSizeAndGrace(ms(0), ms(1))).contains("TimeWindows size must be > 0, got PT0S"))
     assert(message(TimeWindows.ofSizeAndGrace(ms(10), ms(-1))).contains("TimeWindows grace must be >= 0"))
     assert(message(TimeWindows.ofSizeWithNoGrace(ms(10)).advanceBy(ms(0))).contains("advance must be > 0"))
-    assert(message(TimeWindows.ofSizeWithNoGrace(ms(10)).advanceBy(ms(11))).contains("advance must be > 0 and <= the window size (PT0.01S)"))
+    assert(message(
+      TimeWindows.ofSizeWithNoGrace(ms(10)).advanceBy(ms(11))
+    ).contains("advance must be > 0 and <= the window size (PT0.01S)"))
     assert(message(TimeWindows.ofSizeWithNoGrace(null)).contains("TimeWindows size must not be null"))
-    assert(message(SlidingWindows.ofTimeDifferenceAndGrace(ms(-1), ms(0))).contains("SlidingWindows timeDifference must be >= 0"))
-    assert(message(SlidingWindows.ofTimeDifferenceAndGrace(ms(5), ms(-5))).contains("SlidingWindows grace must be >= 0"))
-    assert(message(SessionWindows.ofInactivityGapAndGrace(ms(0), ms(0))).contains("SessionWindows inactivityGap must be > 0"))
-    assert(message(SessionWindows.ofInactivityGapWithNoGrace(ms(-3))).contains("SessionWindows inactivityGap must be > 0"))
+    assert(message(SlidingWindows.ofTimeDifferenceAndGrace(
+      ms(-1),
+      ms(0)
+    )).contains("SlidingWindows timeDifference must be >= 0"))
+    assert(message(SlidingWindows.ofTimeDifferenceAndGrace(
+      ms(5),
+      ms(-5)
+    )).contains("SlidingWindows grace must be >= 0"))
+    assert(message(SessionWindows.ofInactivityGapAndGrace(
+      ms(0),
+      ms(0)
+    )).contains("SessionWindows inactivityGap must be > 0"))
+    assert(
+      message(SessionWindows.ofInactivityGapWithNoGrace(ms(-3))).contains("SessionWindows inactivityGap must be > 0")
+    )
     assert(message(SessionWindows.ofInactivityGapAndGrace(ms(3), ms(-1))).contains("SessionWindows grace must be >= 0"))
     assert(message(StringFold.column(col("label"), null, "+")).contains("initial and separator must not be null"))
-    assert(message(aggregate(TimeWindows.ofSizeWithNoGrace(ms(10)), EmitStrategy.onWindowClose()).withName(" ")).contains("name must be a non-empty string"))
+    assert(message(aggregate(
+      TimeWindows.ofSizeWithNoGrace(ms(10)),
+      EmitStrategy.onWindowClose()
+    ).withName(" ")).contains("name must be a non-empty string"))
 
     val d = TestDriver(spark, schema, "ts")
     val in = d.input
@@ -349,29 +513,92 @@ class WindowedAggregationSuite extends SparkSessionSuite {
     def build(op: AggregateWindowed): String = message(in.transform(op))
     assert(build(aggregate(tumbling, close)).contains("aggregations must list at least one aggregate column"))
     val unsupported = build(aggregate(tumbling, close, collect_list("label").as("all")))
-    assert(unsupported.contains("aggregation 'all' (collect_list) is not supported; supported: count, sum, min, max, avg"), unsupported)
+    assert(
+      unsupported.contains("aggregation 'all' (collect_list) is not supported; supported: count, sum, min, max, avg"),
+      unsupported
+    )
     assert(build(aggregate(tumbling, close, count_distinct(col("label")).as("d"))).contains("DISTINCT"))
     val missing = build(aggregate(tumbling, close, sum("price").as("p")))
-    assert(missing.contains("the aggregations cannot be resolved against the input (columns ['user', 'ts', 'amount', 'label'])") &&
-      missing.contains("price"), missing)
-    assert(build(aggregate(tumbling, close, (sum("amount") + 1).as("s"))).contains("not a single aggregate function call"))
-    assert(build(aggregate(tumbling, close, avg(lit(Duration.ofSeconds(1))).as("s"))).contains("avg supports numeric and decimal inputs"))
+    assert(
+      missing.contains(
+        "the aggregations cannot be resolved against the input (columns ['user', 'ts', 'amount', 'label'])"
+      ) &&
+        missing.contains("price"),
+      missing
+    )
+    assert(build(aggregate(
+      tumbling,
+      close,
+      (sum("amount") + 1).as("s")
+    )).contains("not a single aggregate function call"))
+    assert(build(aggregate(
+      tumbling,
+      close,
+      avg(lit(Duration.ofSeconds(1))).as("s")
+    )).contains("avg supports numeric and decimal inputs"))
     assert(build(aggregate(tumbling, close, max(array(col("label"))).as("m"))).contains("min and max support"))
-    assert(build(aggregate(null, close, count("*"))).contains("windows must be TimeWindows, SlidingWindows or SessionWindows"))
+    assert(build(aggregate(
+      null,
+      close,
+      count("*")
+    )).contains("windows must be TimeWindows, SlidingWindows or SessionWindows"))
     assert(build(aggregate(tumbling, null, count("*"))).contains("emit must be EmitStrategy.onWindowClose()"))
-    assert(build(AggregateWindowed(Seq("nobody"), "ts", tumbling, Seq(count("*")), close)).contains("key 'nobody' is not a column"))
-    assert(build(AggregateWindowed(Seq("user"), "amount", tumbling, Seq(count("*")), close)).contains("timestamp column 'amount' must be a timestamp"))
-    assert(build(AggregateWindowed(Seq("user"), "when", tumbling, Seq(count("*")), close)).contains("timestamp 'when' is not a column"))
-    assert(build(AggregateWindowed(Seq(), "ts", tumbling, Seq(count("*")), close)).contains("key must name at least one column"))
-    assert(build(AggregateWindowed(Seq("user", "USER"), "ts", tumbling, Seq(count("*")), close)).contains("key lists 'user' more than once"))
+    assert(build(AggregateWindowed(
+      Seq("nobody"),
+      "ts",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("key 'nobody' is not a column"))
+    assert(build(AggregateWindowed(
+      Seq("user"),
+      "amount",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("timestamp column 'amount' must be a timestamp"))
+    assert(build(AggregateWindowed(
+      Seq("user"),
+      "when",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("timestamp 'when' is not a column"))
+    assert(build(AggregateWindowed(
+      Seq(),
+      "ts",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("key must name at least one column"))
+    assert(build(AggregateWindowed(
+      Seq("user", "USER"),
+      "ts",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("key lists 'user' more than once"))
     assert(build(aggregate(tumbling, close, expr("count(*) FILTER (WHERE amount > 1)").as("f"))).contains("FILTER"))
-    assert(build(AggregateWindowed(Seq("ts"), "ts", tumbling, Seq(count("*")), close)).contains("is also the event-time column"))
+    assert(build(AggregateWindowed(
+      Seq("ts"),
+      "ts",
+      tumbling,
+      Seq(count("*")),
+      close
+    )).contains("is also the event-time column"))
     assert(build(aggregate(tumbling, close, count("*").as("user"))).contains("two columns named 'user'"))
-    assert(build(aggregate(SessionWindows.ofInactivityGapWithNoGrace(ms(5)), EmitStrategy.onWindowUpdate(), count("*").as("retraction")))
+    assert(build(aggregate(
+      SessionWindows.ofInactivityGapWithNoGrace(ms(5)),
+      EmitStrategy.onWindowUpdate(),
+      count("*").as("retraction")
+    ))
       .contains("two columns named 'retraction'"))
     val raw = MemoryStream[Row](Encoders.row(schema), spark.sqlContext).toDF()
     assert(message(raw.transform(aggregate(tumbling, close, count("*")))).contains("has no event-time watermark"))
-    assert(message(in.withColumnRenamed("label", "__spark_suppress_label").transform(aggregate(tumbling, close, count("*"))))
+    assert(message(in.withColumnRenamed(
+      "label",
+      "__spark_suppress_label"
+    ).transform(aggregate(tumbling, close, count("*"))))
       .contains("names starting with '__spark_suppress_' are reserved"))
     val batch = spark.createDataFrame(java.util.List.of[Row](), schema)
     assert(message(batch.transform(aggregate(tumbling, close, count("*")))).contains("is not a streaming DataFrame"))

@@ -6,8 +6,10 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-/** Reads the Kafka-derived conformance vectors (directory from CONFORMANCE_DIR, default the
- * repository's copy in tests/conformance/vectors). */
+/**
+ * Reads the Kafka-derived conformance vectors (directory from CONFORMANCE_DIR, default the repository's copy in
+ * tests/conformance/vectors).
+ */
 object Vectors {
   private val mapper = new ObjectMapper()
 

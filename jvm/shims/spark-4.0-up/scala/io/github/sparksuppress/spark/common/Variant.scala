@@ -7,6 +7,7 @@ import org.apache.spark.unsafe.types.VariantVal
 
 /** The VARIANT type and its values, for the codecs: `case Variant() =>` matches the type. */
 private[sparksuppress] object Variant {
+
   /** The type where the line has it, for tests that cover every type. */
   val dataType: Option[DataType] = Some(VariantType)
 

@@ -6,10 +6,10 @@ import org.apache.spark.sql.classic
 import org.apache.spark.sql.classic.ExpressionUtils
 
 /**
- * The one place spark-suppress reaches Spark's `private[sql]` API: between Columns and Catalyst expressions.
- * The windowed aggregation resolves the user's aggregate columns with Spark's analyzer and must then evaluate
- * their argument expressions (e.g. the `amount * 2` of `sum(amount * 2)`) before the shuffle; and its map side
- * is a Catalyst generator ([[io.github.sparksuppress.spark.WindowAggregateMapSide]]) over the input's columns.
+ * The one place spark-suppress reaches Spark's `private[sql]` API: between Columns and Catalyst expressions. The
+ * windowed aggregation resolves the user's aggregate columns with Spark's analyzer and must then evaluate their
+ * argument expressions (e.g. the `amount * 2` of `sum(amount * 2)`) before the shuffle; and its map side is a
+ * Catalyst generator ([[io.github.sparksuppress.spark.WindowAggregateMapSide]]) over the input's columns.
  */
 object ExpressionColumns {
   def column(e: Expression): Column = ExpressionUtils.column(e)
@@ -21,5 +21,6 @@ object ExpressionColumns {
    * `c` as a tree of Catalyst expressions, for rewriting parts of it: [[expression]] wraps a Column whole, to be
    * converted when the analyzer reaches it, so no rule can look inside before then.
    */
-  def expressionTree(df: DataFrame, c: Column): Expression = df.sparkSession.asInstanceOf[classic.SparkSession].expression(c)
+  def expressionTree(df: DataFrame, c: Column): Expression =
+    df.sparkSession.asInstanceOf[classic.SparkSession].expression(c)
 }

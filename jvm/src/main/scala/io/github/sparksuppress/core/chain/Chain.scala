@@ -1,14 +1,15 @@
 package io.github.sparksuppress.core.chain
 
 /**
- * Several operators on the same key run as one, as Kafka runs a sub-topology within a task: each node keeps its
- * own state and stream time, and whatever a node forwards is processed by the next node at once, before the
- * forwarding node goes on (depth-first, Kafka's `forward`). The last node forwards to the caller's output.
+ * Several operators on the same key run as one, as Kafka runs a sub-topology within a task: each node keeps its own
+ * state and stream time, and whatever a node forwards is processed by the next node at once, before the forwarding
+ * node goes on (depth-first, Kafka's `forward`). The last node forwards to the caller's output.
  *
- * Only the first node sees the input; [[advance]] moves the first node's stream time (the query's watermark in
- * Spark) and lets what becomes due flow down. Downstream nodes' clocks move only with what reaches them.
+ * Only the first node sees the input; [[advance]] moves the first node's stream time (the query's watermark in Spark)
+ * and lets what becomes due flow down. Downstream nodes' clocks move only with what reaches them.
  *
- * @param observer sees every record a node forwards, as (node index, record); for debugging and tests
+ * @param observer
+ *   sees every record a node forwards, as (node index, record); for debugging and tests
  */
 final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainRecord[K]) => Unit = null) {
   require(nodes.nonEmpty, "a chain needs at least one node")

@@ -1,8 +1,8 @@
 package io.github.sparksuppress.core.chain
 
 /**
- * One operator of a chain, with Kafka's per-node state and stream time: the largest timestamp among the records
- * that reached THIS node (records it drops before Kafka's node would look at their time do not count).
+ * One operator of a chain, with Kafka's per-node state and stream time: the largest timestamp among the records that
+ * reached THIS node (records it drops before Kafka's node would look at their time do not count).
  */
 trait ChainNode[K] {
 
@@ -13,8 +13,8 @@ trait ChainNode[K] {
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit
 
   /**
-   * Moves stream time up to `time` without a record and forwards what becomes due (the first node of a chain
-   * follows the query's watermark this way, so that quiet keys' windows close). Never moves it back.
+   * Moves stream time up to `time` without a record and forwards what becomes due (the first node of a chain follows
+   * the query's watermark this way, so that quiet keys' windows close). Never moves it back.
    */
   def advance(time: Long, out: ChainOutput[K]): Unit
 

@@ -3,19 +3,22 @@ package io.github.sparksuppress.core.chain
 import io.github.sparksuppress.core._
 
 /**
- * Kafka's stream-table join node (KIP-923 grace period over a versioned table, or a plain table) as the first node
- * of a chain: the shard's [[StreamTableSequencer]] plus every key's [[TableEntry]]. Stream records come in through
- * [[process]], table updates through [[table]]; a joined record is forwarded with the stream record's timestamp
- * and key, so the next node's stream time moves with what the join released or joined at once (a late stream
- * record overtakes the buffered ones, as in Kafka).
+ * Kafka's stream-table join node (KIP-923 grace period over a versioned table, or a plain table) as the first node of
+ * a chain: the shard's [[StreamTableSequencer]] plus every key's [[TableEntry]]. Stream records come in through
+ * [[process]], table updates through [[table]]; a joined record is forwarded with the stream record's timestamp and
+ * key, so the next node's stream time moves with what the join released or joined at once (a late stream record
+ * overtakes the buffered ones, as in Kafka).
  *
- * @param joiner  the joined value from the stream value and the table value (null when the table has none)
- * @param sizeOf  a stream record's size counted in the grace buffer's metrics
+ * @param joiner
+ *   the joined value from the stream value and the table value (null when the table has none)
+ * @param sizeOf
+ *   a stream record's size counted in the grace buffer's metrics
  */
 final class JoinNode[K](
     val spec: StreamTableJoinSpec,
     joiner: (AnyRef, AnyRef) => AnyRef,
-    sizeOf: ChainRecord[K] => Long)(implicit keys: KeyOps[K])
+    sizeOf: ChainRecord[K] => Long
+)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   val sequencer = new StreamTableSequencer[K, AnyRef, AnyRef](spec)(JoinNode.nullsFirst(keys))
@@ -29,17 +32,30 @@ final class JoinNode[K](
   def restore(streamTime: Long): Unit = time = streamTime
 
   def table(record: ChainRecord[K], out: ChainOutput[K]): Unit =
-    sequencer.table(record.key, record.key == null, record.timestamp, if (record.isTombstone) null else record.value, new Sink(out))
+    sequencer.table(
+      record.key,
+      record.key == null,
+      record.timestamp,
+      if (record.isTombstone) null else record.value,
+      new Sink(out)
+    )
 
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit =
-    sequencer.stream(record.key, record.key == null, record.isTombstone, record.timestamp, record.value, sizeOf(record),
-      new Sink(out))
+    sequencer.stream(
+      record.key,
+      record.key == null,
+      record.isTombstone,
+      record.timestamp,
+      record.value,
+      sizeOf(record),
+      new Sink(out)
+    )
 
   /**
    * Kafka's join releases buffered records only when a stream record moves the buffer's time. Beyond Kafka, a chain
    * whose join releases on the query's watermark calls this with it: records due by `to` leave once `to` is later
-   * than every stream record the shard has seen ([[StreamTableSequencer.release]]), so Kafka's timing holds
-   * wherever Kafka would emit.
+   * than every stream record the shard has seen ([[StreamTableSequencer.release]]), so Kafka's timing holds wherever
+   * Kafka would emit.
    */
   def advance(to: Long, out: ChainOutput[K]): Unit = sequencer.release(to, new Sink(out))
 
@@ -68,6 +84,7 @@ final class JoinNode[K](
 }
 
 object JoinNode {
+
   /** A left join buffers null-key stream records too; they sort before every key. */
   def nullsFirst[K](keys: Ordering[K]): Ordering[K] = new Ordering[K] {
     def compare(a: K, b: K): Int =

@@ -3,18 +3,21 @@ package io.github.sparksuppress.core.chain
 import io.github.sparksuppress.core.{Aggregation, KeyOps}
 
 /**
- * Kafka's non-windowed aggregation node (`groupByKey().count()/reduce()/aggregate()`): one running aggregate per
- * key, a KTable. Every record with a key and a value forwards the key's new aggregate at once, stamped with the
- * larger of the record's timestamp and the aggregate's previous one; records with a null key or value are dropped.
- * It never waits, so stream time only records what reached it.
+ * Kafka's non-windowed aggregation node (`groupByKey().count()/reduce()/aggregate()`): one running aggregate per key,
+ * a KTable. Every record with a key and a value forwards the key's new aggregate at once, stamped with the larger of
+ * the record's timestamp and the aggregate's previous one; records with a null key or value are dropped. It never
+ * waits, so stream time only records what reached it.
  *
- * @param valueOf what the aggregation reads from a record
- * @param render  the value forwarded for (key, timestamp, buffer); it must not share the (mutable) buffer
+ * @param valueOf
+ *   what the aggregation reads from a record
+ * @param render
+ *   the value forwarded for (key, timestamp, buffer); it must not share the (mutable) buffer
  */
 final class KeyAggregateNode[K, V, B](
     val aggregation: Aggregation[V, B],
     valueOf: ChainRecord[K] => V,
-    render: (K, Long, B) => AnyRef)(implicit keys: KeyOps[K])
+    render: (K, Long, B) => AnyRef
+)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   /** A key's aggregate and the timestamp it carries. */

@@ -8,12 +8,14 @@ import io.github.sparksuppress.core._
  * window's end under untilWindowCloses (whose time limit is the window's grace), its own timestamp under
  * untilTimeLimit. Released records carry their key's latest timestamp.
  *
- * @param sizeOf the entry size counted against `maxBytes`
+ * @param sizeOf
+ *   the entry size counted against `maxBytes`
  */
 final class SuppressNode[K](
     val spec: SuppressionSpec,
     val untilWindowCloses: Boolean,
-    sizeOf: ChainRecord[K] => Long)(implicit keys: KeyOps[K])
+    sizeOf: ChainRecord[K] => Long
+)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   // The buffered value is the record itself, so that a released tombstone keeps what the engine renders.
@@ -32,10 +34,19 @@ final class SuppressNode[K](
     val bufferTime =
       if (!untilWindowCloses) record.timestamp
       else if (record.window == null) {
-        throw new IllegalStateException(s"${spec.name}: untilWindowCloses needs windowed records; its input is not windowed")
+        throw new IllegalStateException(
+          s"${spec.name}: untilWindowCloses needs windowed records; its input is not windowed"
+        )
       } else record.window.end
-    suppressor.put(WindowedKey(record.key, record.window), record, record.timestamp, bufferTime, sizeOf(record), time,
-      new Release(out))
+    suppressor.put(
+      WindowedKey(record.key, record.window),
+      record,
+      record.timestamp,
+      bufferTime,
+      sizeOf(record),
+      time,
+      new Release(out)
+    )
   }
 
   def advance(to: Long, out: ChainOutput[K]): Unit =

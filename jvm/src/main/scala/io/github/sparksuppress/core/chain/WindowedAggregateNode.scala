@@ -11,19 +11,22 @@ import io.github.sparksuppress.core._
  * Per record: null keys are dropped (and, for sliding windows, null values) before stream time moves, as Kafka's
  * processors do; the key's windows closed at the new stream time close first, the record is applied (updates are
  * forwarded at once under onWindowUpdate), then every key's windows that closed are closed too. Final results
- * (onWindowClose) leave in Kafka's window-store order, by key then window, because the downstream node's stream
- * time depends on that order.
+ * (onWindowClose) leave in Kafka's window-store order, by key then window, because the downstream node's stream time
+ * depends on that order.
  *
- * @param valueOf what the aggregation reads from a record
- * @param render  the value forwarded for (key, window, timestamp, buffer, retraction); it must not share the
- *                (mutable) buffer. Retractions are forwarded as tombstones carrying the rendered value.
+ * @param valueOf
+ *   what the aggregation reads from a record
+ * @param render
+ *   the value forwarded for (key, window, timestamp, buffer, retraction); it must not share the (mutable) buffer.
+ *   Retractions are forwarded as tombstones carrying the rendered value.
  */
 final class WindowedAggregateNode[K, V, B](
     val definition: WindowDefinition,
     val mode: EmitMode,
     val aggregation: Aggregation[V, B],
     valueOf: ChainRecord[K] => V,
-    render: (K, WindowBounds, Long, B, Boolean) => AnyRef)(implicit keys: KeyOps[K])
+    render: (K, WindowBounds, Long, B, Boolean) => AnyRef
+)(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   /** The keys' aggregators, in key order (Kafka's fetch order); keys without windows leave. */
@@ -110,7 +113,14 @@ final class WindowedAggregateNode[K, V, B](
 
   private def bounds(start: Long, end: Long): WindowBounds = WindowBounds(start, end)
 
-  private def record(key: K, start: Long, end: Long, timestamp: Long, buffer: B, retraction: Boolean): ChainRecord[K] = {
+  private def record(
+      key: K,
+      start: Long,
+      end: Long,
+      timestamp: Long,
+      buffer: B,
+      retraction: Boolean
+  ): ChainRecord[K] = {
     val w = bounds(start, end)
     ChainRecord(key, w, render(key, w, timestamp, buffer, retraction), timestamp, tombstone = retraction)
   }

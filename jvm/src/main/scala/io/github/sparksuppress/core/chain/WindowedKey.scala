@@ -14,7 +14,8 @@ object WindowedKey {
   implicit def keyOps[K](implicit keys: KeyOps[K]): KeyOps[WindowedKey[K]] = new KeyOps[WindowedKey[K]] {
     def hash(k: WindowedKey[K]): Int = {
       val h = keys.hash(k.key)
-      if (k.window == null) h else 31 * (31 * h + java.lang.Long.hashCode(k.window.start)) + java.lang.Long.hashCode(k.window.end)
+      if (k.window == null) h
+      else 31 * (31 * h + java.lang.Long.hashCode(k.window.start)) + java.lang.Long.hashCode(k.window.end)
     }
     def same(a: WindowedKey[K], b: WindowedKey[K]): Boolean = keys.same(a.key, b.key) && a.window == b.window
     def compare(a: WindowedKey[K], b: WindowedKey[K]): Int = {

@@ -9,22 +9,25 @@ import io.github.sparksuppress.core.chain.ChainRecord
 import io.github.sparksuppress.spark.window.{AggregateBuffers, AggregateColumn, InputRecord, InternalInputRecord}
 
 /**
- * An aggregation node's view of its records. Inside a chain a node's input rows are made on the executor (by the
- * node before it), so the aggregates' argument expressions (the `amount * 2` of `sum(amount * 2)`), bound to the
- * node's input schema on the driver, are evaluated here, per record, instead of as columns before the shuffle.
+ * An aggregation node's view of its records. Inside a chain a node's input rows are made on the executor (by the node
+ * before it), so the aggregates' argument expressions (the `amount * 2` of `sum(amount * 2)`), bound to the node's
+ * input schema on the driver, are evaluated here, per record, instead of as columns before the shuffle.
  *
- * @param inputs       the aggregates' argument expressions, bound to `rowSchema`
- * @param inputsSchema their types
+ * @param inputs
+ *   the aggregates' argument expressions, bound to `rowSchema`
+ * @param inputsSchema
+ *   their types
  */
 final class AggregateInputs(
     val aggregates: Array[AggregateColumn],
     inputs: Array[Expression],
     inputsSchema: StructType,
-    rowSchema: StructType)
-    extends Serializable {
+    rowSchema: StructType
+) extends Serializable {
 
   @transient lazy val buffers = new AggregateBuffers(aggregates)
-  @transient private lazy val toInternal = ExpressionEncoder(RowEncoder.encoderFor(rowSchema, lenient = true)).createSerializer()
+  @transient private lazy val toInternal =
+    ExpressionEncoder(RowEncoder.encoderFor(rowSchema, lenient = true)).createSerializer()
   @transient private lazy val record = new InternalInputRecord(inputs.toSeq, inputsSchema)
   // Orders records of one call for first/last; stored buffers forget it (see Accumulator.settle).
   @transient private var arrival = 0L

@@ -13,16 +13,24 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
 /**
  * Everything the executors need to run one fused chain; built and checked on the driver.
  *
- * @param operator         the chain's name in errors (its operators' names joined)
- * @param inputSchema      the first step's (stream) input row, watermark markers removed
- * @param timestampName    the input's event-time column, for errors
- * @param tombstone        a boolean column of the input marking deletions (a table's changelog)
- * @param window           where a windowed input keeps its window (a suppress reading windowed rows)
- * @param followsWatermark the first node's clock follows the query's watermark (false for a join, whose stream
- *                         time moves only with stream records, as in Kafka)
- * @param joinReleases     the chain starts with a join that also releases its waiting records on the watermark
- *                         (every shard is called in each micro-batch that reads data: [[ShardHeartbeats]])
- * @param metrics          per node, its operator's metrics (null for a step without metrics); empty for none
+ * @param operator
+ *   the chain's name in errors (its operators' names joined)
+ * @param inputSchema
+ *   the first step's (stream) input row, watermark markers removed
+ * @param timestampName
+ *   the input's event-time column, for errors
+ * @param tombstone
+ *   a boolean column of the input marking deletions (a table's changelog)
+ * @param window
+ *   where a windowed input keeps its window (a suppress reading windowed rows)
+ * @param followsWatermark
+ *   the first node's clock follows the query's watermark (false for a join, whose stream time moves only with stream
+ *   records, as in Kafka)
+ * @param joinReleases
+ *   the chain starts with a join that also releases its waiting records on the watermark (every shard is called in
+ *   each micro-batch that reads data: [[ShardHeartbeats]])
+ * @param metrics
+ *   per node, its operator's metrics (null for a step without metrics); empty for none
  */
 final case class ChainParams(
     operator: String,
@@ -34,17 +42,19 @@ final case class ChainParams(
     keys: ChainKeyCodec,
     followsWatermark: Boolean,
     joinReleases: Boolean = false,
-    metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty)
+    metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty
+)
 
 /**
  * The function `flatMapGroupsWithState` calls once per shard of a chain. The shard plays Kafka's task: its state
- * holds every node's state for the shard's keys and one clock per node. The first node's clock first moves to
- * the watermark (so quiet keys' windows close, and a timer brings a quiet shard here); then the batch's records
- * go through the chain one by one (a join's table updates first, as the stand-alone join orders them), each node
- * forwarding to the next at once. One event-time timer waits for the first node's next due time; downstream
- * nodes move only with what reaches them.
+ * holds every node's state for the shard's keys and one clock per node. The first node's clock first moves to the
+ * watermark (so quiet keys' windows close, and a timer brings a quiet shard here); then the batch's records go
+ * through the chain one by one (a join's table updates first, as the stand-alone join orders them), each node
+ * forwarding to the next at once. One event-time timer waits for the first node's next due time; downstream nodes
+ * move only with what reaches them.
  */
-final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
+final class ChainFunction(p: ChainParams)
+    extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
     with Serializable {
   import ChainFunction._
 
@@ -71,7 +81,8 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
       var i = 0
       while (i < batch.length) {
         val row = batch(i)
-        if (row.getInt(Side) == TableSide) chain.table(tableRecord(row), sink) else chain.process(streamRecord(row), sink)
+        if (row.getInt(Side) == TableSide) chain.table(tableRecord(row), sink)
+        else chain.process(streamRecord(row), sink)
         i += 1
       }
     }
@@ -108,7 +119,8 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
     if (row.isNullAt(Time)) {
       throw new IllegalStateException(
         s"${p.operator}: a $side row has a null event time; every row needs one. Filter such rows out (or fill " +
-          "them) before the operator.")
+          "them) before the operator."
+      )
     }
     row.getLong(Time)
   }
@@ -134,6 +146,7 @@ final class ChainFunction(p: ChainParams) extends ((Array[Byte], Iterator[Row], 
 }
 
 object ChainFunction {
+
   /** Positions of the grouped input's columns. */
   val UserRow = 0
   val Key = 1
@@ -146,6 +159,7 @@ object ChainFunction {
 
   val StreamSide = 0
   val TableSide = 1
+
   /** A row that only makes Spark call its shard. */
   val Heartbeat = 2
 }

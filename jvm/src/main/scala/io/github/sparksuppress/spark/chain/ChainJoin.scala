@@ -12,7 +12,8 @@ private[chain] final case class ChainTableSide(
     keys: Seq[String],
     timestamp: String,
     tombstone: Option[String],
-    valueSchema: StructType)
+    valueSchema: StructType
+)
 
 /** Checks a stream-table join that starts a chain and resolves its node and table side. */
 private[chain] object ChainJoin {
@@ -21,7 +22,8 @@ private[chain] object ChainJoin {
     if (j.table.initialVersions.isDefined) {
       throw new IllegalArgumentException(
         s"$op: initialVersions are not supported when the join starts a chain yet; run the join in a query of its " +
-          "own, or feed the initial versions through the changelog.")
+          "own, or feed the initial versions through the changelog."
+      )
     }
     val table = j.table.changelog
     InputColumns.requireStreaming(table, "the table changelog", op)

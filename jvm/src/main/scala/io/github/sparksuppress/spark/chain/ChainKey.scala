@@ -5,8 +5,8 @@ import org.apache.spark.sql.Row
 import io.github.sparksuppress.core.KeyOps
 
 /**
- * A chain's key: its encoded bytes (equality, hashing and Kafka's order, see [[io.github.sparksuppress.spark.KeyEncoding]])
- * and the key columns' values, which every node's output rows repeat.
+ * A chain's key: its encoded bytes (equality, hashing and Kafka's order, see
+ * [[io.github.sparksuppress.spark.KeyEncoding]]) and the key columns' values, which every node's output rows repeat.
  */
 final class ChainKey(val bytes: Array[Byte], val values: Row) {
   // Keys are equal when their bytes are (a join's table map is keyed by them).

@@ -10,14 +10,27 @@ import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
-import io.github.sparksuppress.spark.common.{ArrivalSequence, ColumnNames, InputColumns, KeyBytesUdf, KeyEncoding, OperatorMetricNames, RowCodec, ShardHeartbeats, ShardKeys, ShardUdf, Structs, WatermarkBypass}
+import io.github.sparksuppress.spark.common.{
+  ArrivalSequence,
+  ColumnNames,
+  InputColumns,
+  KeyBytesUdf,
+  KeyEncoding,
+  OperatorMetricNames,
+  RowCodec,
+  ShardHeartbeats,
+  ShardKeys,
+  ShardUdf,
+  Structs,
+  WatermarkBypass
+}
 import io.github.sparksuppress.spark.join.EventMillisUdf
 import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
 
 /**
- * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver
- * against the schema the step before it produces, then groups the first step's input by shard and calls
+ * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver against
+ * the schema the step before it produces, then groups the first step's input by shard and calls
  * `flatMapGroupsWithState` with a [[ChainFunction]]. See docs/chains.md for why the chain is fused.
  */
 object ChainPlan {
@@ -34,8 +47,8 @@ object ChainPlan {
   /**
    * Applies `step` to `df`: when `df` is the output of a chain of this library's operators (directly or through
    * `where`/`select` steps), the chain is rebuilt from its input with those steps and `step` appended; otherwise
-   * `standalone` builds the operator on its own. Either way the result is remembered, so that the next operator
-   * can extend it.
+   * `standalone` builds the operator on its own. Either way the result is remembered, so that the next operator can
+   * extend it.
    */
   def apply(df: DataFrame, step: ChainStep)(standalone: DataFrame => DataFrame): DataFrame =
     ChainRegistry.lookup(df) match {
@@ -47,7 +60,8 @@ object ChainPlan {
             "library's operators in one query only where/filter and select/withColumn that keep the key and " +
             "timestamp columns can stand (they run inside the chain, as Kafka's filter and mapValues). Re-keying, " +
             "joins and Spark aggregations need a second query: write the upstream result to a sink and read it " +
-            "there (Kafka needs a repartition topic for them too).")
+            "there (Kafka needs a repartition topic for them too)."
+        )
       case ChainRegistry.NotAChain => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
     }
 
@@ -58,8 +72,10 @@ object ChainPlan {
     d.steps.zipWithIndex.collectFirst { case (ChainStep.JoinStep(_), i) if i > 0 => i }.foreach { i =>
       throw new IllegalArgumentException(
         s"${names(i)}: a stream-table join can only start a chain; its stream here is the output of ${names(i - 1)}. " +
-          "Join first and aggregate or suppress the joined stream, or write the upstream result to a sink and join it " +
-          "in a second query.")
+          "Join first and aggregate or suppress the joined stream, " +
+          "or write the upstream result to a sink and join it " +
+          "in a second query."
+      )
     }
     // Options beyond Kafka that only the stand-alone operators implement.
     d.steps.zip(names).foreach { case (step, name) =>
@@ -74,7 +90,8 @@ object ChainPlan {
       option.foreach { o =>
         throw new IllegalArgumentException(
           s"$name: $o is not supported inside a chain ($operator) yet. Drop that option, or run this operator in " +
-            "a query of its own that reads the upstream result from a sink.")
+            "a query of its own that reads the upstream result from a sink."
+        )
       }
     }
     val df = d.input
@@ -84,7 +101,8 @@ object ChainPlan {
     val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
     schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
     val (keyNames, tsName) = (d.steps.head.key, d.steps.head.timestamp)
-    if (keyNames == null || keyNames.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
+    if (keyNames == null || keyNames.isEmpty)
+      throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(keyNames, "key", operator)
     val keyIdx = keyNames.map(k => InputColumns.index(schema, k, "key", operator)).toArray
     keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
@@ -93,10 +111,13 @@ object ChainPlan {
     if (schema.fields(tsIdx).dataType != TimestampType) {
       throw new IllegalArgumentException(
         s"$operator: a chain's event-time column must be TIMESTAMP; '${schema.fields(tsIdx).name}' is " +
-          s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp.")
+          s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp."
+      )
     }
     if (keyIdx.contains(tsIdx)) {
-      throw new IllegalArgumentException(s"$operator: key column '${schema.fields(tsIdx).name}' is also the event-time column.")
+      throw new IllegalArgumentException(
+        s"$operator: key column '${schema.fields(tsIdx).name}' is also the event-time column."
+      )
     }
     val joinFirst = d.steps.head.isInstanceOf[ChainStep.JoinStep]
     if (!joinFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
@@ -114,11 +135,18 @@ object ChainPlan {
       case _ => (None, None)
     }
 
-    val r = new ChainResolution(schema, None, schema.fields(tsIdx).name, table = !joinFirst, tombstone.map(schema.fields(_).name),
+    val r = new ChainResolution(
+      schema,
+      None,
+      schema.fields(tsIdx).name,
+      table = !joinFirst,
+      tombstone.map(schema.fields(_).name),
       d.steps.head match {
         case ChainStep.SuppressStep(s) => s.window.toSeq.flatMap(_.columns)
         case _ => Nil
-      }, None)
+      },
+      None
+    )
     var table: Option[ChainTableSide] = None
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
@@ -160,10 +188,12 @@ object ChainPlan {
 
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
     val joinReleases = d.steps.head match {
-      case ChainStep.JoinStep(j) => j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
+      case ChainStep.JoinStep(j) =>
+        j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
       case _ => false
     }
-    // Each operator's metrics under Kafka's names, as the operator on its own reports them (filters and maps have none).
+    /* Each operator's metrics under Kafka's names, as the operator on its own reports them (filters and maps have
+     * none). */
     val spark = df.sparkSession
     val registered = d.steps.map {
       case ChainStep.SuppressStep(s) => Some(OperatorMetricNames.suppress(spark, s.name))
@@ -172,19 +202,42 @@ object ChainPlan {
       case ChainStep.JoinStep(j) => Some(OperatorMetricNames.join(spark, j.spec.name))
       case _ => None
     }
-    val params = ChainParams(operator, schema, schema.fields(tsIdx).name, tombstone, window, nodes,
-      new ChainKeyCodec(keySchema), followsWatermark = !joinFirst, joinReleases = joinReleases,
-      metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq)
+    val params = ChainParams(
+      operator,
+      schema,
+      schema.fields(tsIdx).name,
+      tombstone,
+      window,
+      nodes,
+      new ChainKeyCodec(keySchema),
+      followsWatermark = !joinFirst,
+      joinReleases = joinReleases,
+      metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq
+    )
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
     val millis = udf(new EventMillisUdf, LongType)
     val tableValue = table.map(_.valueSchema).getOrElse(StructType(Nil))
-    def side(from: DataFrame, user: Column, keys: Seq[String], side: Int, value: Column, deleted: Column, ts: String): DataFrame = {
+    def side(
+        from: DataFrame,
+        user: Column,
+        keys: Seq[String],
+        side: Int,
+        value: Column,
+        deleted: Column,
+        ts: String
+    ): DataFrame = {
       val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(ColumnNames.quote(k)).as(n) }: _*)
       from.select(
-        user.as(RowColumn), keyBytes(keyValues).as(KeyColumn), ArrivalSequence.column.as(SeqColumn), keyValues.as(KeyValuesColumn),
-        lit(side).as(SideColumn), value.as(TableRowColumn), deleted.as(TombstoneColumn),
-        millis(col(ColumnNames.quote(ts))).as(TimeColumn))
+        user.as(RowColumn),
+        keyBytes(keyValues).as(KeyColumn),
+        ArrivalSequence.column.as(SeqColumn),
+        keyValues.as(KeyValuesColumn),
+        lit(side).as(SideColumn),
+        value.as(TableRowColumn),
+        deleted.as(TombstoneColumn),
+        millis(col(ColumnNames.quote(ts))).as(TimeColumn)
+      )
     }
     val userRow = struct(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
     val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
@@ -192,28 +245,52 @@ object ChainPlan {
       case None =>
         // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
         val bypassed = WatermarkBypass(df)
-        side(bypassed, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue), lit(null).cast(BooleanType),
-          schema.fields(tsIdx).name).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
+        side(
+          bypassed,
+          userRow,
+          streamKeys,
+          ChainFunction.StreamSide,
+          lit(null).cast(tableValue),
+          lit(null).cast(BooleanType),
+          schema.fields(tsIdx).name
+        ).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
-        val stream = df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
-        val streamSide = side(stream, userRow, streamKeys, ChainFunction.StreamSide, lit(null).cast(tableValue),
-          lit(null).cast(BooleanType), schema.fields(tsIdx).name)
-        val tableSide = side(t.changelog, lit(null).cast(schema), t.keys, ChainFunction.TableSide,
+        val stream =
+          df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
+        val streamSide = side(
+          stream,
+          userRow,
+          streamKeys,
+          ChainFunction.StreamSide,
+          lit(null).cast(tableValue),
+          lit(null).cast(BooleanType),
+          schema.fields(tsIdx).name
+        )
+        val tableSide = side(
+          t.changelog,
+          lit(null).cast(schema),
+          t.keys,
+          ChainFunction.TableSide,
           Structs.of(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))),
-          t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)), t.timestamp)
+          t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
+          t.timestamp
+        )
         streamSide.union(tableSide)
     }
     val sharded = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
-    val grouped = if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
+    val grouped =
+      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
     val outputSchema = r.schema
     val timeout = if (joinFirst) GroupStateTimeout.NoTimeout() else GroupStateTimeout.EventTimeTimeout()
     val out = grouped
       .groupBy(col(GroupColumn))
       .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
       .flatMapGroupsWithState(OutputMode.Append(), timeout)(new ChainFunction(params))(
-        Encoders.BINARY, ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true)))
+        Encoders.BINARY,
+        ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true))
+      )
     // An observation per operator tells the metrics registry which query runs it (MetricsRegistry).
     val observed = registered.flatten.foldLeft(out)((o, m) => o.observe(m.observationName, count(lit(1)).as("emitted")))
     ChainRegistry.register(observed, d)
@@ -226,28 +303,45 @@ object ChainPlan {
   }
 
   /** Every step works on the chain's key (Kafka: no re-keying inside a sub-topology) and names its event time. */
-  private def checkKeyAndTimestamp(step: ChainStep, schema: StructType, chainKey: Seq[String], i: Int, op: String): Unit = {
+  private def checkKeyAndTimestamp(
+      step: ChainStep,
+      schema: StructType,
+      chainKey: Seq[String],
+      i: Int,
+      op: String
+  ): Unit = {
     val (key, ts) = (step.key, step.timestamp)
     if (key == null || key.map(_.toLowerCase) != chainKey.map(_.toLowerCase)) {
       throw new IllegalArgumentException(
         s"$op: key is ${Option(key).map(_.mkString("[", ", ", "]")).orNull}, but the operators it follows use " +
           s"${chainKey.mkString("[", ", ", "]")}. Operators chained in one query keep one key (Kafka re-keys only " +
-          "through a repartition topic): pass the same key columns, or write the result to a sink and re-key it in a second query.")
+          "through a repartition topic): pass the same key columns, or write the result to a sink and re-key it " +
+          "in a second query."
+      )
     }
     InputColumns.index(schema, ts, "timestamp", op)
   }
 
-  private def suppress(df: DataFrame, s: ChainSuppressRequest, i: Int, r: ChainResolution, chainKey: Seq[String],
-      windowedInput: Boolean, op: String): SuppressNodeSpec = {
+  private def suppress(
+      df: DataFrame,
+      s: ChainSuppressRequest,
+      i: Int,
+      r: ChainResolution,
+      chainKey: Seq[String],
+      windowedInput: Boolean,
+      op: String
+  ): SuppressNodeSpec = {
     if (i > 0 && s.tombstone.isDefined) {
       throw new IllegalArgumentException(
         s"$op: tombstone applies to a chain's first operator only; below it deletions travel with the records " +
-          "(e.g. a session aggregation's retractions). Drop the tombstone argument.")
+          "(e.g. a session aggregation's retractions). Drop the tombstone argument."
+      )
     }
     if (s.clock != SuppressionClock.EventTime) {
       throw new IllegalArgumentException(
         s"$op: a wall-clock (processing-time) time limit cannot run inside a chain, whose nodes keep Kafka's " +
-          "event time. Use the event-time clock, or apply this suppress in a query of its own.")
+          "event time. Use the event-time clock, or apply this suppress in a query of its own."
+      )
     }
     val limit =
       if (!s.untilWindowCloses) s.spec.timeLimitMs
@@ -258,7 +352,9 @@ object ChainPlan {
             if (g != w.graceMs) {
               throw new IllegalArgumentException(
                 s"$op: grace is $g ms, but the windowed aggregation it follows has grace ${w.graceMs} ms; after an " +
-                  "aggregate_windowed in one query untilWindowCloses takes the close time from it. Drop grace, or pass the aggregation's.")
+                  "aggregate_windowed in one query untilWindowCloses takes the close time from it. Drop grace, " +
+                  "or pass the aggregation's."
+              )
             }
           }
           w match {
@@ -276,12 +372,19 @@ object ChainPlan {
     val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", op)
     val excluded = Set(WindowAggregatePlan.WindowColumn, WindowAggregatePlan.RetractionColumn) ++ s.tombstone ++
       s.window.toSeq.flatMap(_.columns)
-    val valueIdx = schema.indices.filterNot(j => keyIdx.contains(j) || j == tsIdx ||
-      excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))).toArray
+    val valueIdx = schema.indices.filterNot(j =>
+      keyIdx.contains(j) || j == tsIdx ||
+        excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))
+    ).toArray
     SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel)
   }
 
-  private def aggregateInputs(df: DataFrame, aggregations: Seq[Column], schema: StructType, op: String): AggregateInputs = {
+  private def aggregateInputs(
+      df: DataFrame,
+      aggregations: Seq[Column],
+      schema: StructType,
+      op: String
+  ): AggregateInputs = {
     // The step's input exists only on the executors: resolve the aggregates against an empty frame of its schema.
     val shape = df.sparkSession.createDataFrame(java.util.Collections.emptyList[Row](), schema)
     val resolved = WindowAggregateResolver.resolve(shape, aggregations, op)
@@ -301,27 +404,52 @@ object ChainPlan {
     new AggregateInputs(resolved.aggregates, bound, resolved.inputSchema, schema)
   }
 
-  private def windowedAggregate(df: DataFrame, a: WindowAggregateRequest, r: ChainResolution, keySchema: StructType, op: String): WindowedAggregateNodeSpec = {
+  private def windowedAggregate(
+      df: DataFrame,
+      a: WindowAggregateRequest,
+      r: ChainResolution,
+      keySchema: StructType,
+      op: String
+  ): WindowedAggregateNodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is already windowed (by the aggregate_windowed before it); windowing windowed results again " +
-          "is not supported in a chain. Aggregate the raw records instead.")
+          "is not supported in a chain. Aggregate the raw records instead."
+      )
     }
     val definition = a.definition
     val retractions = a.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
-    val inputs = aggregated(df, a.aggregations, a.timestamp, r, keySchema, op,
-      window = Seq(StructField(WindowAggregatePlan.WindowColumn,
-        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))), nullable = true)),
-      flag = if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil)
+    val inputs = aggregated(
+      df,
+      a.aggregations,
+      a.timestamp,
+      r,
+      keySchema,
+      op,
+      window = Seq(StructField(
+        WindowAggregatePlan.WindowColumn,
+        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))),
+        nullable = true
+      )),
+      flag =
+        if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil
+    )
     r.windowed = Some(definition)
     WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
   }
 
-  private def keyAggregate(df: DataFrame, a: KeyAggregateRequest, r: ChainResolution, keySchema: StructType, op: String): NodeSpec = {
+  private def keyAggregate(
+      df: DataFrame,
+      a: KeyAggregateRequest,
+      r: ChainResolution,
+      keySchema: StructType,
+      op: String
+  ): NodeSpec = {
     if (r.windowed.isDefined) {
       throw new IllegalArgumentException(
         s"$op: its input is windowed (by the aggregate_windowed before it); a non-windowed aggregate would fold " +
-          "different windows together. Aggregate the raw records instead, or suppress the windowed results.")
+          "different windows together. Aggregate the raw records instead, or suppress the windowed results."
+      )
     }
     KeyAggregateNodeSpec(op, aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil))
   }
@@ -330,12 +458,24 @@ object ChainPlan {
    * An aggregation's inputs, resolved against the rows before it; its output (the key columns, `window`, the
    * aggregates, the event-time column and `flag`) becomes the resolution's schema.
    */
-  private def aggregated(df: DataFrame, aggregations: Seq[Column], timestamp: String, r: ChainResolution,
-      keySchema: StructType, op: String, window: Seq[StructField], flag: Seq[StructField]): AggregateInputs = {
+  private def aggregated(
+      df: DataFrame,
+      aggregations: Seq[Column],
+      timestamp: String,
+      r: ChainResolution,
+      keySchema: StructType,
+      op: String,
+      window: Seq[StructField],
+      flag: Seq[StructField]
+  ): AggregateInputs = {
     val inputs = aggregateInputs(df, aggregations, r.schema, op)
     val tsField = r.schema.fields(InputColumns.index(r.schema, timestamp, "timestamp", op))
-    r.schema = outputSchema(keySchema, window ++ inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
-      Seq(StructField(tsField.name, TimestampType, nullable = true)) ++ flag, op)
+    r.schema = outputSchema(
+      keySchema,
+      window ++ inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
+        Seq(StructField(tsField.name, TimestampType, nullable = true)) ++ flag,
+      op
+    )
     inputs
   }
 
@@ -344,7 +484,8 @@ object ChainPlan {
     s.fieldNames.groupBy(_.toLowerCase).collectFirst { case (_, ns) if ns.length > 1 => ns.head }.foreach { c =>
       throw new IllegalArgumentException(
         s"$op: the output would have two columns named '$c' (its columns are the keys, the window, the aggregates " +
-          "and the event-time column). Give the aggregate another alias.")
+          "and the event-time column). Give the aggregate another alias."
+      )
     }
     s
   }

@@ -11,18 +11,20 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag
  * applied to such an output extends the chain (rebuilt from the original input as one stateful step) instead of
  * stacking a second stateful operator, which Spark cannot run in one query.
  *
- * The description travels with the output itself, as a tag on the root of its logical plan: it lives exactly as
- * long as that plan, and only that plan carries it. No driver-wide table is consulted, so two outputs whose plans
- * merely look alike are never taken for one another. Spark copies tags when it rewrites a node, and a `where` or
- * `select` on the output keeps the tagged plan as its child: those stateless steps are read back from the plan.
+ * The description travels with the output itself, as a tag on the root of its logical plan: it lives exactly as long
+ * as that plan, and only that plan carries it. No driver-wide table is consulted, so two outputs whose plans merely
+ * look alike are never taken for one another. Spark copies tags when it rewrites a node, and a `where` or `select` on
+ * the output keeps the tagged plan as its child: those stateless steps are read back from the plan.
  */
 object ChainRegistry {
   private val Description = TreeNodeTag[ChainDescription]("spark_suppress.chain")
 
   /** What an operator's input is, seen from the chains. */
   sealed trait Found
+
   /** The input extends a chain: the chain's steps, then the `where`/`select` steps applied since. */
   final case class Extends(description: ChainDescription) extends Found
+
   /** A chain's output lies under a step that cannot join a chain (named as Spark names the plan node). */
   final case class Under(node: String, description: ChainDescription) extends Found
   case object NotAChain extends Found

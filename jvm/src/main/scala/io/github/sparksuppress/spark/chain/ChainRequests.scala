@@ -9,17 +9,20 @@ import io.github.sparksuppress.spark.suppress.{SuppressRequest, WindowColumnName
  * A suppress as a chain step receives it from the API: the stand-alone operator's request, except that
  * `untilWindowCloses` may come without window columns and grace: below a windowed aggregation the chain knows both.
  *
- * @param request           as for the stand-alone operator; for untilWindowCloses its time limit is `graceMs` (0
- *                          when absent), which the chain replaces by the close time of the aggregation before it, and
- *                          its window is whatever the user named (the stand-alone operator keeps it for
- *                          untilWindowCloses only)
- * @param untilWindowCloses buffer time = window end, tombstones dropped
- * @param graceMs           the grace the user gave, if any
+ * @param request
+ *   as for the stand-alone operator; for untilWindowCloses its time limit is `graceMs` (0 when absent), which the
+ *   chain replaces by the close time of the aggregation before it, and its window is whatever the user named (the
+ *   stand-alone operator keeps it for untilWindowCloses only)
+ * @param untilWindowCloses
+ *   buffer time = window end, tombstones dropped
+ * @param graceMs
+ *   the grace the user gave, if any
  */
 private[sparksuppress] final case class ChainSuppressRequest(
     request: SuppressRequest,
     untilWindowCloses: Boolean,
-    graceMs: Option[Long]) {
+    graceMs: Option[Long]
+) {
   def name: String = request.name
   def spec: SuppressionSpec = request.spec
   def clock: SuppressionClock = request.clock
@@ -39,4 +42,5 @@ private[sparksuppress] final case class KeyAggregateRequest(
     explicitName: Option[String],
     key: Seq[String],
     timestamp: String,
-    aggregations: Seq[Column])
+    aggregations: Seq[Column]
+)

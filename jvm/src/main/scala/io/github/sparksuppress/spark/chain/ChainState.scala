@@ -38,8 +38,10 @@ private[chain] object ChainState {
     val format = in.readByte()
     if (format != Format) {
       throw new IllegalStateException(
-        s"${p.operator}: the checkpoint holds chain state of format $format; this spark-suppress reads format $Format. " +
-          "Restart from a checkpoint written by a compatible version, or with a new checkpoint location.")
+        s"${p.operator}: the checkpoint holds chain state of format $format; this spark-suppress reads format " +
+          s"$Format. " +
+          "Restart from a checkpoint written by a compatible version, or with a new checkpoint location."
+      )
     }
     val stored = in.readVarLong().toInt
     val kinds = (0 until stored).map { i =>
@@ -48,15 +50,19 @@ private[chain] object ChainState {
       else {
         throw new IllegalStateException(
           s"${p.operator}: the checkpoint was written by a different chain (its step ${i + 1} is $k, this query's is " +
-            s"${if (i < nodes.length) kind(p.nodes(i)) else "missing"}). A chain's steps cannot change across restarts; " +
-            "start the changed query with a new checkpoint location.")
+            s"${if (i < nodes.length) kind(p.nodes(i)) else "missing"}). A chain's steps cannot change across " +
+            s"restarts; " +
+            "start the changed query with a new checkpoint location."
+        )
       }
       k
     }
     if (kinds.length != nodes.length) {
       throw new IllegalStateException(
-        s"${p.operator}: the checkpoint was written by a chain of ${kinds.length} steps, this query has ${nodes.length}. " +
-          "A chain's steps cannot change across restarts; start the changed query with a new checkpoint location.")
+        s"${p.operator}: the checkpoint was written by a chain of ${kinds.length} steps, this query has " +
+          s"${nodes.length}. " +
+          "A chain's steps cannot change across restarts; start the changed query with a new checkpoint location."
+      )
     }
   }
 

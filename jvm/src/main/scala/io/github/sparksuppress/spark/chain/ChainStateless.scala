@@ -7,14 +7,20 @@ import io.github.sparksuppress.spark.common.InputColumns
 import io.github.sparksuppress.spark.window.WindowAggregatePlan
 
 /**
- * Resolves the stateless steps a user put between two of this library's operators, with the semantics Kafka gives
- * the same DSL calls: `where` is `KStream.filter` on a stream (a join's output) and `KTable.filter` on a table (an
- * aggregation's or a suppress's output); `select`/`withColumn` is `mapValues`, so the columns the chain keys,
- * orders and windows by must pass through unchanged.
+ * Resolves the stateless steps a user put between two of this library's operators, with the semantics Kafka gives the
+ * same DSL calls: `where` is `KStream.filter` on a stream (a join's output) and `KTable.filter` on a table (an
+ * aggregation's or a suppress's output); `select`/`withColumn` is `mapValues`, so the columns the chain keys, orders
+ * and windows by must pass through unchanged.
  */
 private[chain] object ChainStateless {
 
-  def filter(f: ChainStep.FilterStep, later: Seq[ChainStep], chainKey: Seq[String], r: ChainResolution, op: String): NodeSpec = {
+  def filter(
+      f: ChainStep.FilterStep,
+      later: Seq[ChainStep],
+      chainKey: Seq[String],
+      r: ChainResolution,
+      op: String
+  ): NodeSpec = {
     requireColumns(f.input, r.schema, op)
     val condition = RowExpressions.bind(f.condition, f.input, "its condition", op)
     if (!r.table) StreamFilterNodeSpec(op, condition, r.schema)
@@ -35,7 +41,8 @@ private[chain] object ChainStateless {
         if (input.fieldNames.exists(_.equalsIgnoreCase(flag))) {
           throw new IllegalArgumentException(
             s"$op: a filter on a table forwards a tombstone when a key's value stops passing, shown in a boolean " +
-              s"column '$flag', but its input already has a column of that name. Rename that column before the filter.")
+              s"column '$flag', but its input already has a column of that name. Rename that column before the filter."
+          )
         }
         r.schema = input.add(StructField(flag, BooleanType, nullable = true))
         r.flag = Some(flag)
@@ -65,7 +72,8 @@ private[chain] object ChainStateless {
         throw new IllegalArgumentException(
           s"$op: it ${if (replaced) "replaces" else "drops"} column '$name', $role of the rows between this " +
             s"library's operators; a select or withColumn there may only change the other columns (Kafka's " +
-            s"mapValues). Keep '$name' as it is.$rekey")
+            s"mapValues). Keep '$name' as it is.$rekey"
+        )
       }
     }
     val columns = p.columns.map(c => RowExpressions.bind(c, p.input, s"column '${c.name}'", op)).toArray
@@ -82,7 +90,8 @@ private[chain] object ChainStateless {
     if (!same) {
       throw new IllegalStateException(
         s"$op: the columns it was applied to (${input.map(_.name).mkString(", ")}) are not those the chain " +
-          s"produces there (${schema.fieldNames.mkString(", ")}).")
+          s"produces there (${schema.fieldNames.mkString(", ")})."
+      )
     }
   }
 }

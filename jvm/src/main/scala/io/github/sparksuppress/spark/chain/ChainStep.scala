@@ -8,6 +8,7 @@ import io.github.sparksuppress.spark.window.WindowAggregateRequest
 
 /** One operator of this library as a chain step, as the API hands it over. */
 private[sparksuppress] sealed trait ChainStep {
+
   /** How errors name the operator (Python and Scala spellings alike). */
   def kind: String
   def name: String
@@ -16,6 +17,7 @@ private[sparksuppress] sealed trait ChainStep {
 }
 
 private[sparksuppress] object ChainStep {
+
   /** True for this library's operators, false for the stateless steps between them. */
   def isOperator(s: ChainStep): Boolean = s match {
     case _: FilterStep | _: ProjectStep => false
@@ -40,12 +42,15 @@ private[sparksuppress] object ChainStep {
     def key: Seq[String] = r.key
     def timestamp: String = r.timestamp
   }
+
   /**
-   * A `where`/`filter` the user applied between two of this library's operators (Kafka's KStream/KTable `filter`).
-   * It keeps the key and timestamp of the operator before it.
+   * A `where`/`filter` the user applied between two of this library's operators (Kafka's KStream/KTable `filter`). It
+   * keeps the key and timestamp of the operator before it.
    *
-   * @param condition the analysed condition over `input`
-   * @param input     the output of the plan it filters: the columns the chain has at that point
+   * @param condition
+   *   the analysed condition over `input`
+   * @param input
+   *   the output of the plan it filters: the columns the chain has at that point
    */
   final case class FilterStep(condition: Expression, input: Seq[Attribute]) extends ChainStep {
     def kind: String = "where"
@@ -53,11 +58,13 @@ private[sparksuppress] object ChainStep {
     def key: Seq[String] = Nil
     def timestamp: String = null
   }
+
   /**
    * A `select`/`withColumn` between two of this library's operators (Kafka's `mapValues`): it must keep the key,
    * timestamp, window and deletion columns as they are.
    *
-   * @param columns the analysed project list over `input`
+   * @param columns
+   *   the analysed project list over `input`
    */
   final case class ProjectStep(columns: Seq[NamedExpression], input: Seq[Attribute]) extends ChainStep {
     def kind: String = "select"
@@ -65,6 +72,7 @@ private[sparksuppress] object ChainStep {
     def key: Seq[String] = Nil
     def timestamp: String = null
   }
+
   /** Only as a chain's first step: its input is the stream; the table comes with the join. */
   final case class JoinStep(r: StreamTableJoinRequest) extends ChainStep {
     def kind: String = "join_versioned"
@@ -76,6 +84,7 @@ private[sparksuppress] object ChainStep {
 
 /** A chain as the driver remembers it: the input the first step reads and the steps in order. */
 private[sparksuppress] final case class ChainDescription(input: DataFrame, steps: Seq[ChainStep]) {
+
   /** This library's operators, without the stateless steps between them. */
   def operators: Seq[ChainStep] = steps.filter(ChainStep.isOperator)
 }

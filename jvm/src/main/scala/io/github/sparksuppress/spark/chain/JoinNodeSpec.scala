@@ -9,11 +9,13 @@ import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, JoinNode}
 import io.github.sparksuppress.spark.common.{EntrySize, OperatorMetricsAccumulator, RowCodec}
 
 /**
- * A stream-table join as a chain's first step. It forwards rows shaped as the stand-alone join's output: the
- * stream row's columns, then the table's value columns (null when the table has no value for the key).
+ * A stream-table join as a chain's first step. It forwards rows shaped as the stand-alone join's output: the stream
+ * row's columns, then the table's value columns (null when the table has no value for the key).
  *
- * @param streamKeys   indices of the key columns in `streamSchema` (for the buffered size)
- * @param streamValues indices of the stream's other columns but the event time (for the size, and null values)
+ * @param streamKeys
+ *   indices of the key columns in `streamSchema` (for the buffered size)
+ * @param streamValues
+ *   indices of the stream's other columns but the event time (for the size, and null values)
  */
 final case class JoinNodeSpec(
     operator: String,
@@ -21,8 +23,8 @@ final case class JoinNodeSpec(
     streamSchema: StructType,
     tableValueSchema: StructType,
     streamKeys: Array[Int],
-    streamValues: Array[Int])
-    extends NodeSpec {
+    streamValues: Array[Int]
+) extends NodeSpec {
 
   @transient private lazy val streamRows = new RowCodec(streamSchema)
   @transient private lazy val tableRows = new RowCodec(tableValueSchema)
@@ -44,7 +46,11 @@ final case class JoinNodeSpec(
 
   private def size(r: ChainRecord[ChainKey]): Long = {
     val row = r.value.asInstanceOf[Row]
-    EntrySize.FixedOverhead + EntrySize.ofColumns(row, streamSchema, streamKeys) + EntrySize.ofColumns(row, streamSchema, streamValues)
+    EntrySize.FixedOverhead + EntrySize.ofColumns(row, streamSchema, streamKeys) + EntrySize.ofColumns(
+      row,
+      streamSchema,
+      streamValues
+    )
   }
 
   /** Kafka drops a stream record whose value is null: here, one whose value columns are all null. */
@@ -94,8 +100,13 @@ final case class JoinNodeSpec(
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).tables.isEmpty && node(n).sequencer.buffer.forall(_.isEmpty)
 
-  override def report(n: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int,
-      latencyMs: Long): Unit = {
+  override def report(
+      n: ChainNode[ChainKey],
+      forwarded: Long,
+      metrics: OperatorMetricsAccumulator,
+      shard: Int,
+      latencyMs: Long
+  ): Unit = {
     val sequencer = node(n).sequencer
     val counts = sequencer.metrics
     metrics.count("emitted", forwarded)

@@ -54,6 +54,11 @@ final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs)
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).entries.isEmpty
 
-  override def report(n: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int,
-      latencyMs: Long): Unit = metrics.count("dropped", node(n).dropped)
+  override def report(
+      n: ChainNode[ChainKey],
+      forwarded: Long,
+      metrics: OperatorMetricsAccumulator,
+      shard: Int,
+      latencyMs: Long
+  ): Unit = metrics.count("dropped", node(n).dropped)
 }

@@ -11,14 +11,20 @@ import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, MapValuesNode
  * A `select`/`withColumn` inside a chain (Kafka's `mapValues`): each row becomes the user's columns, evaluated by
  * Spark on the row; the key, window, timestamp and deletion columns pass through unchanged (checked on the driver).
  *
- * @param columns the user's columns, bound to `inputSchema`
+ * @param columns
+ *   the user's columns, bound to `inputSchema`
  */
-final case class MapValuesNodeSpec(operator: String, columns: Array[Expression], inputSchema: StructType,
-    outputSchema: StructType) extends NodeSpec {
+final case class MapValuesNodeSpec(
+    operator: String,
+    columns: Array[Expression],
+    inputSchema: StructType,
+    outputSchema: StructType
+) extends NodeSpec {
   private val internal = new RowExpressions.ToInternal(inputSchema)
   private val external = new RowExpressions.ToExternal(outputSchema)
 
-  private def map(r: ChainRecord[ChainKey]): AnyRef = if (r.value == null) null else {
+  private def map(r: ChainRecord[ChainKey]): AnyRef = if (r.value == null) null
+  else {
     val in = internal(r.value.asInstanceOf[Row])
     val out = new GenericInternalRow(columns.length)
     var i = 0

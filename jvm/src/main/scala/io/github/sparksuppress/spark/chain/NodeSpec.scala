@@ -5,10 +5,11 @@ import io.github.sparksuppress.core.chain.ChainNode
 import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 
 /**
- * One node of a fused chain as the executors need it, built and checked on the driver: how to create the core
- * node, and how to store and restore its state (clock included) inside the shard's state.
+ * One node of a fused chain as the executors need it, built and checked on the driver: how to create the core node,
+ * and how to store and restore its state (clock included) inside the shard's state.
  */
 trait NodeSpec extends Serializable {
+
   /** The operator's name, for errors. */
   def operator: String
 
@@ -25,9 +26,18 @@ trait NodeSpec extends Serializable {
    * Reports what the node did in one call and what it holds afterwards to its operator's metrics (registered by
    * `ChainPlan` under Kafka's names; steps Kafka reports nothing for, filters and maps, report nothing).
    *
-   * @param forwarded how many records it forwarded in the call
-   * @param shard     the shard's number (gauges are per shard)
-   * @param latencyMs wall-clock time since the micro-batch started (for final results' emit latency)
+   * @param forwarded
+   *   how many records it forwarded in the call
+   * @param shard
+   *   the shard's number (gauges are per shard)
+   * @param latencyMs
+   *   wall-clock time since the micro-batch started (for final results' emit latency)
    */
-  def report(node: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int, latencyMs: Long): Unit = ()
+  def report(
+      node: ChainNode[ChainKey],
+      forwarded: Long,
+      metrics: OperatorMetricsAccumulator,
+      shard: Int,
+      latencyMs: Long
+  ): Unit = ()
 }

@@ -11,9 +11,11 @@ import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, StreamFilterN
  * A `where` on a stream inside a chain (Kafka's `KStream.filter`): below a join, whose output is a stream. Records
  * that fail are dropped; it keeps no state beyond its clock.
  *
- * @param condition the user's condition, bound to `inputSchema`
+ * @param condition
+ *   the user's condition, bound to `inputSchema`
  */
-final case class StreamFilterNodeSpec(operator: String, condition: Expression, inputSchema: StructType) extends NodeSpec {
+final case class StreamFilterNodeSpec(operator: String, condition: Expression, inputSchema: StructType)
+    extends NodeSpec {
   private val internal = new RowExpressions.ToInternal(inputSchema)
 
   private def passes(r: ChainRecord[ChainKey]): Boolean = condition.eval(internal(r.value.asInstanceOf[Row])) == true

@@ -10,8 +10,10 @@ import io.github.sparksuppress.spark.common.{EntrySize, OperatorMetricsAccumulat
 /**
  * A suppress in a chain. Its records' values are rows of its input (`inputSchema`); it forwards them unchanged.
  *
- * @param keyColumns   indices of the key columns in `inputSchema` (for the entry size)
- * @param valueColumns indices of the other columns that count as the value (for the entry size)
+ * @param keyColumns
+ *   indices of the key columns in `inputSchema` (for the entry size)
+ * @param valueColumns
+ *   indices of the other columns that count as the value (for the entry size)
  */
 final case class SuppressNodeSpec(
     operator: String,
@@ -20,16 +22,23 @@ final case class SuppressNodeSpec(
     inputSchema: StructType,
     keyColumns: Array[Int],
     valueColumns: Array[Int],
-    sizeModel: EntrySizeModel)
-    extends NodeSpec {
+    sizeModel: EntrySizeModel
+) extends NodeSpec {
 
   @transient private lazy val rows = new RowCodec(inputSchema)
 
   def newNode(): ChainNode[ChainKey] = new SuppressNode[ChainKey](spec, untilWindowCloses, size)
 
   private def size(r: ChainRecord[ChainKey]): Long =
-    EntrySize.ofEntry(sizeModel, r.value.asInstanceOf[Row], inputSchema, keyColumns, valueColumns, r.window != null,
-      r.isTombstone)
+    EntrySize.ofEntry(
+      sizeModel,
+      r.value.asInstanceOf[Row],
+      inputSchema,
+      keyColumns,
+      valueColumns,
+      r.window != null,
+      r.isTombstone
+    )
 
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = {
     val s = node.asInstanceOf[SuppressNode[ChainKey]]
@@ -45,8 +54,13 @@ final case class SuppressNodeSpec(
 
   def isEmpty(node: ChainNode[ChainKey]): Boolean = node.asInstanceOf[SuppressNode[ChainKey]].suppressor.buffer.isEmpty
 
-  override def report(node: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int,
-      latencyMs: Long): Unit = {
+  override def report(
+      node: ChainNode[ChainKey],
+      forwarded: Long,
+      metrics: OperatorMetricsAccumulator,
+      shard: Int,
+      latencyMs: Long
+  ): Unit = {
     val buffer = node.asInstanceOf[SuppressNode[ChainKey]].suppressor.buffer
     metrics.count("emitted", forwarded)
     metrics.gauge("buffer-count", shard, buffer.numRecords.toLong)

@@ -12,13 +12,20 @@ import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, TableFilterNo
  * [[TableFilterNode]] for what it forwards. A tombstone it makes has Kafka's null value: its row keeps the key,
  * window and timestamp columns, the other columns are null, and the deletion flag (when the output has one) is set.
  *
- * @param condition     the user's condition, bound to `inputSchema`
- * @param outputSchema  `inputSchema`, plus a deletion flag at the end when `appendsFlag`
- * @param kept          positions a tombstone keeps (key, window and timestamp columns)
- * @param flag          position of the deletion flag in `outputSchema`, if it has one
- * @param appendsFlag   the flag is this node's (every row gets it); otherwise the input already had it
- * @param withOldValues see [[TableFilterNode]]
- * @param closedAfterMs see [[TableFilterNode]]
+ * @param condition
+ *   the user's condition, bound to `inputSchema`
+ * @param outputSchema
+ *   `inputSchema`, plus a deletion flag at the end when `appendsFlag`
+ * @param kept
+ *   positions a tombstone keeps (key, window and timestamp columns)
+ * @param flag
+ *   position of the deletion flag in `outputSchema`, if it has one
+ * @param appendsFlag
+ *   the flag is this node's (every row gets it); otherwise the input already had it
+ * @param withOldValues
+ *   see [[TableFilterNode]]
+ * @param closedAfterMs
+ *   see [[TableFilterNode]]
  */
 final case class TableFilterNodeSpec(
     operator: String,
@@ -29,8 +36,8 @@ final case class TableFilterNodeSpec(
     flag: Option[Int],
     appendsFlag: Boolean,
     withOldValues: Boolean,
-    closedAfterMs: Option[Long])
-    extends NodeSpec {
+    closedAfterMs: Option[Long]
+) extends NodeSpec {
   private val internal = new RowExpressions.ToInternal(inputSchema)
 
   private def passes(r: ChainRecord[ChainKey]): Boolean = condition.eval(internal(r.value.asInstanceOf[Row])) == true
@@ -54,7 +61,8 @@ final case class TableFilterNodeSpec(
     ChainRecord(r.key, r.window, new GenericRow(values), r.timestamp, tombstone = true)
   }
 
-  def newNode(): ChainNode[ChainKey] = new TableFilterNode[ChainKey](passes, passing, withOldValues, tombstone, closedAfterMs)
+  def newNode(): ChainNode[ChainKey] =
+    new TableFilterNode[ChainKey](passes, passing, withOldValues, tombstone, closedAfterMs)
 
   private def node(n: ChainNode[ChainKey]) = n.asInstanceOf[TableFilterNode[ChainKey]]
 

@@ -9,20 +9,26 @@ import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 
 /**
- * A windowed aggregation in a chain. It forwards rows shaped as the stand-alone operator's output: the key
- * columns, `window` (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and,
- * for sessions emitting updates, `retraction` (a retraction travels as a tombstone carrying its row).
+ * A windowed aggregation in a chain. It forwards rows shaped as the stand-alone operator's output: the key columns,
+ * `window` (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions
+ * emitting updates, `retraction` (a retraction travels as a tombstone carrying its row).
  */
 final case class WindowedAggregateNodeSpec(
     operator: String,
     definition: WindowDefinition,
     mode: EmitMode,
     inputs: AggregateInputs,
-    retractions: Boolean)
-    extends NodeSpec {
+    retractions: Boolean
+) extends NodeSpec {
 
   def newNode(): ChainNode[ChainKey] =
-    new WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer](definition, mode, inputs.buffers, inputs.valueOf, render)
+    new WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer](
+      definition,
+      mode,
+      inputs.buffers,
+      inputs.valueOf,
+      render
+    )
 
   private def render(key: ChainKey, w: WindowBounds, ts: Long, buffer: AggregateBuffer, retraction: Boolean): AnyRef = {
     val keys = key.values.length
@@ -44,7 +50,8 @@ final case class WindowedAggregateNodeSpec(
     case _ => end
   }
 
-  private def node(n: ChainNode[ChainKey]) = n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
+  private def node(n: ChainNode[ChainKey]) =
+    n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
 
   def write(n: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = {
     val a = node(n)
@@ -69,8 +76,13 @@ final case class WindowedAggregateNodeSpec(
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).aggregators.isEmpty
 
-  override def report(n: ChainNode[ChainKey], forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int,
-      latencyMs: Long): Unit = {
+  override def report(
+      n: ChainNode[ChainKey],
+      forwarded: Long,
+      metrics: OperatorMetricsAccumulator,
+      shard: Int,
+      latencyMs: Long
+  ): Unit = {
     val m = node(n).metrics
     metrics.count("dropped", m.dropped)
     metrics.count("lateness-records", m.latenessRecords)

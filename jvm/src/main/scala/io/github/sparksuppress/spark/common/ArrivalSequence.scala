@@ -7,11 +7,11 @@ import org.apache.spark.sql.functions.udf
 import org.apache.spark.sql.types.LongType
 
 /**
- * Numbers rows in arrival order before the shuffle: the input partition in the high bits, the row's position
- * within it in the low bits. The state functions sort each group's rows by it, because the order of rows within
- * a group after Spark's shuffle and sort is not guaranteed, and Kafka applies a key's updates in offset order.
- * (`monotonically_increasing_id` would do the same but Spark refuses it in streaming queries.) Replaying a batch
- * over the same input partitions yields the same numbers.
+ * Numbers rows in arrival order before the shuffle: the input partition in the high bits, the row's position within
+ * it in the low bits. The state functions sort each group's rows by it, because the order of rows within a group
+ * after Spark's shuffle and sort is not guaranteed, and Kafka applies a key's updates in offset order.
+ * (`monotonically_increasing_id` would do the same but Spark refuses it in streaming queries.) Replaying a batch over
+ * the same input partitions yields the same numbers.
  */
 private[sparksuppress] object ArrivalSequence {
   def column: Column = udf(new Counter, LongType).asNondeterministic().apply()

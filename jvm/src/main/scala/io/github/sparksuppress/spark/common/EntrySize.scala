@@ -6,24 +6,25 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.core.EntrySizeModel
 
 /**
- * The byte size a buffered entry counts against `maxBytes`, modelled on Kafka's estimate so that a bound tuned
- * for a Kafka Streams application means about the same here:
+ * The byte size a buffered entry counts against `maxBytes`, modelled on Kafka's estimate so that a bound tuned for a
+ * Kafka Streams application means about the same here:
  *
  * {{{
  *   size = 28 + keySize (+ 8 for a windowed key) + valueSize        (valueSize = 0 for a tombstone)
  * }}}
  *
- * 28 is Kafka's fixed per-entry charge (buffer time 8, timestamp 8, offset 8, partition 4). keySize and
- * valueSize are what Kafka's default serializers would write: UTF-8 bytes for strings, the width of fixed-size
- * values (8 for longs, doubles and timestamps, 4 for ints, floats and dates, 2 for shorts, 1 for bytes and
- * booleans), the length of binaries, the sum over the fields of a struct or the elements of an array or map,
- * and 0 for null. The value columns are all columns other than the key, event-time, window and tombstone ones.
+ * 28 is Kafka's fixed per-entry charge (buffer time 8, timestamp 8, offset 8, partition 4). keySize and valueSize are
+ * what Kafka's default serializers would write: UTF-8 bytes for strings, the width of fixed-size values (8 for longs,
+ * doubles and timestamps, 4 for ints, floats and dates, 2 for shorts, 1 for bytes and booleans), the length of
+ * binaries, the sum over the fields of a struct or the elements of an array or map, and 0 for null. The value columns
+ * are all columns other than the key, event-time, window and tombstone ones.
  */
 private[sparksuppress] object EntrySize {
   val FixedOverhead: Long = 28L
   val WindowOverhead: Long = 8L
 
-  def of(t: DataType, v: Any): Long = if (v == null) 0L else t match {
+  def of(t: DataType, v: Any): Long = if (v == null) 0L
+  else t match {
     case BooleanType | ByteType => 1L
     case ShortType => 2L
     case IntegerType | FloatType | DateType | _: YearMonthIntervalType => 4L
@@ -52,7 +53,9 @@ private[sparksuppress] object EntrySize {
         case _ => 0L
       }
     case m: MapType =>
-      v.asInstanceOf[scala.collection.Map[Any, Any]].iterator.map { case (k, x) => of(m.keyType, k) + of(m.valueType, x) }.sum
+      v.asInstanceOf[scala.collection.Map[Any, Any]].iterator.map { case (k, x) =>
+        of(m.keyType, k) + of(m.valueType, x)
+      }.sum
     case _ => 0L
   }
 
@@ -60,8 +63,15 @@ private[sparksuppress] object EntrySize {
    * The size of one buffered entry under `model`: Kafka's formula above, or the value's bytes alone. `row` may be
    * null (an entry known only by its key and window), which counts as a tombstone with an empty key.
    */
-  def ofEntry(model: EntrySizeModel, row: Row, schema: StructType, keyColumns: Array[Int],
-      valueColumns: Array[Int], windowed: Boolean, tombstone: Boolean): Long = {
+  def ofEntry(
+      model: EntrySizeModel,
+      row: Row,
+      schema: StructType,
+      keyColumns: Array[Int],
+      valueColumns: Array[Int],
+      windowed: Boolean,
+      tombstone: Boolean
+  ): Long = {
     val value = if (tombstone || row == null) 0L else ofColumns(row, schema, valueColumns)
     model match {
       case EntrySizeModel.ValueBytes => value
@@ -90,8 +100,9 @@ private[sparksuppress] object EntrySize {
       val c = s.charAt(i)
       if (c < 0x80) n += 1
       else if (c < 0x800) n += 2
-      else if (Character.isHighSurrogate(c) && i + 1 < s.length && Character.isLowSurrogate(s.charAt(i + 1))) { n += 4; i += 1 }
-      else n += 3
+      else if (Character.isHighSurrogate(c) && i + 1 < s.length && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4; i += 1
+      } else n += 3
       i += 1
     }
     n

@@ -18,19 +18,31 @@ private[sparksuppress] object InputColumns {
         case 1 => matches.head._2
         case 0 =>
           throw new IllegalArgumentException(
-            s"$operator: $parameter '$name' is not a column of the input; columns are ${schema.fieldNames.mkString("['", "', '", "']")}.")
+            s"$operator: $parameter '$name' is not a column of the input; columns are " +
+              s"${schema.fieldNames.mkString("['", "', '", "']")}."
+          )
         case _ =>
           throw new IllegalArgumentException(
-            s"$operator: $parameter '$name' is ambiguous: it matches ${matches.map(_._1).mkString("'", "', '", "'")}; use the exact name.")
+            s"$operator: $parameter '$name' is ambiguous: it matches " +
+              s"${matches.map(_._1).mkString("'", "', '", "'")}; use the exact name."
+          )
       }
     }
   }
 
-  def requireType(schema: StructType, i: Int, parameter: String, operator: String, ok: DataType => Boolean, expected: String): Unit = {
+  def requireType(
+      schema: StructType,
+      i: Int,
+      parameter: String,
+      operator: String,
+      ok: DataType => Boolean,
+      expected: String
+  ): Unit = {
     val f = schema.fields(i)
     if (!ok(f.dataType)) {
       throw new IllegalArgumentException(
-        s"$operator: $parameter column '${f.name}' must be $expected, but it is ${f.dataType.simpleString}.")
+        s"$operator: $parameter column '${f.name}' must be $expected, but it is ${f.dataType.simpleString}."
+      )
     }
   }
 
@@ -47,11 +59,14 @@ private[sparksuppress] object InputColumns {
     if (!df.isStreaming) {
       throw new IllegalArgumentException(
         s"$operator: $parameter is not a streaming DataFrame. spark-suppress operators run on streams (read with " +
-          "spark.readStream); to try a pipeline on fixed data, feed it through spark_suppress.testing.TestDriver.")
+          "spark.readStream); to try a pipeline on fixed data, feed it through spark_suppress.testing.TestDriver."
+      )
     }
   }
 
-  /** The input must have an event-time watermark somewhere upstream: event-time operators take stream time from it. */
+  /**
+   * The input must have an event-time watermark somewhere upstream: event-time operators take stream time from it.
+   */
   def requireWatermark(df: DataFrame, parameter: String, timestamp: String, operator: String): Unit = {
     val hasWatermark = df.queryExecution.analyzed.exists(_.isInstanceOf[EventTimeWatermark]) ||
       df.schema.fields.exists(_.metadata.contains(EventTimeWatermark.delayKey))
@@ -59,7 +74,8 @@ private[sparksuppress] object InputColumns {
       throw new IllegalArgumentException(
         s"$operator: $parameter has no event-time watermark; stream time comes from it. Add one before the operator, " +
           s"""e.g. df.withWatermark("$timestamp", "0 seconds") for Kafka's exact timing (a larger delay adds """ +
-          "lateness allowance on top of the grace period).")
+          "lateness allowance on top of the grace period)."
+      )
     }
   }
 
@@ -77,7 +93,8 @@ private[sparksuppress] object InputColumns {
       throw new IllegalArgumentException(
         s"$operator: its input already contains a stateful streaming operator ($name). Spark keeps one event-time " +
           "watermark per query and stateful operators pass none downstream, so an event-time operator cannot follow " +
-          s"another in the same query. ${insteadOf(name)}")
+          s"another in the same query. ${insteadOf(name)}"
+      )
     }
   }
 
@@ -85,8 +102,9 @@ private[sparksuppress] object InputColumns {
   private def insteadOf(name: String): String = {
     val chain = "Operators of this library applied to each other's output, directly or through where/select steps " +
       "that keep the key and timestamp, run fused in one query (docs/chains.md)."
-    val rest = " Otherwise write the upstream result to a sink (e.g. a Kafka topic or table) and read it with a second " +
-      "query that applies this operator."
+    val rest =
+      " Otherwise write the upstream result to a sink (e.g. a Kafka topic or table) and read it with a second " +
+        "query that applies this operator."
     name match {
       case "Aggregate" =>
         "Instead of Spark's groupBy().agg(), use this library's aggregate (non-windowed, Kafka's KTable aggregation) " +
@@ -101,8 +119,14 @@ private[sparksuppress] object InputColumns {
   }
 
   private val StatefulNodeNames = Set(
-    "Aggregate", "Deduplicate", "DeduplicateWithinWatermark", "FlatMapGroupsWithState", "FlatMapGroupsInPandasWithState",
-    "TransformWithState", "TransformWithStateInPySpark")
+    "Aggregate",
+    "Deduplicate",
+    "DeduplicateWithinWatermark",
+    "FlatMapGroupsWithState",
+    "FlatMapGroupsInPandasWithState",
+    "TransformWithState",
+    "TransformWithStateInPySpark"
+  )
 
   /** Prefix of the columns the operators add to their input internally. */
   val ReservedPrefix = "__spark_suppress_"
@@ -117,14 +141,20 @@ private[sparksuppress] object InputColumns {
     schema.fieldNames.find(_.toLowerCase.startsWith(ReservedPrefix)).foreach { n =>
       throw new IllegalArgumentException(
         s"$operator: $parameter has a column named '$n'; names starting with '$ReservedPrefix' are reserved for " +
-          s"""the operator's internal columns. Rename it first, e.g. withColumnRenamed("$n", "${n.substring(ReservedPrefix.length)}").""")
+          s"""the operator's internal columns. Rename it first, e.g. withColumnRenamed("$n", "${n.substring(
+              ReservedPrefix.length
+            )}")."""
+      )
     }
     StructType(schema.fields.map(f =>
-      f.copy(nullable = nullable || f.nullable, metadata = WatermarkBypass.withoutMarker(f.metadata))))
+      f.copy(nullable = nullable || f.nullable, metadata = WatermarkBypass.withoutMarker(f.metadata))
+    ))
   }
 
   def distinct(names: Seq[String], parameter: String, operator: String): Unit = {
     val dup = names.groupBy(_.toLowerCase).collect { case (_, vs) if vs.size > 1 => vs.head }
-    if (dup.nonEmpty) throw new IllegalArgumentException(s"$operator: $parameter lists ${dup.mkString("'", "', '", "'")} more than once.")
+    if (dup.nonEmpty) throw new IllegalArgumentException(
+      s"$operator: $parameter lists ${dup.mkString("'", "', '", "'")} more than once."
+    )
   }
 }

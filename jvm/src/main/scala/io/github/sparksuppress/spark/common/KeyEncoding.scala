@@ -10,15 +10,15 @@ import org.apache.spark.sql.types._
 /**
  * Turns key values into bytes with two properties the buffers need:
  *
- *  - injective: two rows encode alike only when Spark's grouping treats them as the same key, so the bytes can
- *    stand in for the key in hash tables and as the grouping column;
- *  - Kafka's order: for a key of one non-null column, comparing encodings unsigned-lexicographically orders
- *    keys as Kafka orders their default serializations (strings by UTF-8 bytes with a shorter prefix first,
- *    integers by big-endian bytes). That order breaks buffer-time ties, so it decides what a size bound evicts.
+ *   - injective: two rows encode alike only when Spark's grouping treats them as the same key, so the bytes can stand
+ *     in for the key in hash tables and as the grouping column;
+ *   - Kafka's order: for a key of one non-null column, comparing encodings unsigned-lexicographically orders keys as
+ *     Kafka orders their default serializations (strings by UTF-8 bytes with a shorter prefix first, integers by
+ *     big-endian bytes). That order breaks buffer-time ties, so it decides what a size bound evicts.
  *
- * Layout per column: `0x00` for null, else `0x01` and the value; strings and binaries escape `0x00` as
- * `0x00 0xFF` and end with `0x00 0x00` (so no encoding is a prefix of another); fixed-width values are
- * big-endian; arrays list `0x02`+element or `0x01` (null element) and end with `0x00`.
+ * Layout per column: `0x00` for null, else `0x01` and the value; strings and binaries escape `0x00` as `0x00 0xFF`
+ * and end with `0x00 0x00` (so no encoding is a prefix of another); fixed-width values are big-endian; arrays list
+ * `0x02`+element or `0x01` (null element) and end with `0x00`.
  */
 private[sparksuppress] object KeyEncoding {
 
@@ -29,7 +29,8 @@ private[sparksuppress] object KeyEncoding {
     case _: MapType | Variant() | CalendarIntervalType | _: UserDefinedType[_] =>
       throw new IllegalArgumentException(
         s"key column '$path' has type ${t.simpleString}, which cannot be a grouping key; use atomic, struct or " +
-          "array columns as keys.")
+          "array columns as keys."
+      )
     case _ =>
   }
 
@@ -67,7 +68,8 @@ private[sparksuppress] object KeyEncoding {
       case DoubleType =>
         val d = v.asInstanceOf[Double]
         writeBE(out, java.lang.Double.doubleToLongBits(if (d == 0.0) 0.0 else d), 8)
-      case _: StringType | _: CharType | _: VarcharType => writeEscaped(out, v.toString.getBytes(StandardCharsets.UTF_8))
+      case _: StringType | _: CharType | _: VarcharType =>
+        writeEscaped(out, v.toString.getBytes(StandardCharsets.UTF_8))
       case BinaryType => writeEscaped(out, v.asInstanceOf[Array[Byte]])
       case d: DecimalType =>
         val bd = v match {
@@ -100,14 +102,14 @@ private[sparksuppress] object KeyEncoding {
 
   private def writeBE(out: java.io.ByteArrayOutputStream, v: Long, width: Int): Unit = {
     var shift = (width - 1) * 8
-    while (shift >= 0) { out.write((v >>> shift).toInt & 0xFF); shift -= 8 }
+    while (shift >= 0) { out.write((v >>> shift).toInt & 0xff); shift -= 8 }
   }
 
   private def writeEscaped(out: java.io.ByteArrayOutputStream, bytes: Array[Byte]): Unit = {
     var i = 0
     while (i < bytes.length) {
       out.write(bytes(i).toInt)
-      if (bytes(i) == 0) out.write(0xFF)
+      if (bytes(i) == 0) out.write(0xff)
       i += 1
     }
     out.write(0); out.write(0)

@@ -9,18 +9,23 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryListener}
-import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
+import org.apache.spark.sql.streaming.StreamingQueryListener.{
+  QueryProgressEvent,
+  QueryStartedEvent,
+  QueryTerminatedEvent
+}
 
 /**
  * Driver-side registry of the operators built in this JVM and their metrics, by query.
  *
- * Each operator instance's output is observed (`Dataset.observe`) under a name of its own, which puts a
- * per-batch emit count into `StreamingQueryProgress.observedMetrics` and so tells which query runs it: two
- * queries with operators of the same name never share an entry. When a query terminates, its operators leave
- * the registry and their last values are kept for the most recent [[KeptTerminated]] queries, so the registry
- * stays bounded however many queries a driver runs. An operator that no query has run yet is held only as long
- * as its plan is (weakly, through its accumulator), so DataFrames built and never started leave no trace. Gauges are sampled once per micro-batch, when the progress
- * event arrives, for the averages and maxima of operators whose tasks do not sample them.
+ * Each operator instance's output is observed (`Dataset.observe`) under a name of its own, which puts a per-batch
+ * emit count into `StreamingQueryProgress.observedMetrics` and so tells which query runs it: two queries with
+ * operators of the same name never share an entry. When a query terminates, its operators leave the registry and
+ * their last values are kept for the most recent [[KeptTerminated]] queries, so the registry stays bounded however
+ * many queries a driver runs. An operator that no query has run yet is held only as long as its plan is (weakly,
+ * through its accumulator), so DataFrames built and never started leave no trace. Gauges are sampled once per
+ * micro-batch, when the progress event arrives, for the averages and maxima of operators whose tasks do not sample
+ * them.
  */
 private[sparksuppress] object MetricsRegistry {
 
@@ -35,31 +40,36 @@ private[sparksuppress] object MetricsRegistry {
       val operatorName: String,
       private[MetricsRegistry] val session: Long,
       val accumulator: OperatorMetricsAccumulator,
-      describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]) {
+      describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]
+  ) {
     private val samples = new ConcurrentHashMap[String, Array[Double]]() // gauge -> (sum, n, max)
 
     private[MetricsRegistry] def sampleBatch(): Unit = {
       val snap = accumulator.value
       sampledGauges.foreach { g =>
         val v = snap.gauge(g).toDouble
-        samples.compute(g, (_, s) => {
-          val a = if (s == null) Array(0.0, 0.0, Double.MinValue) else s
-          a(0) += v; a(1) += 1; a(2) = math.max(a(2), v)
-          a
-        })
+        samples.compute(
+          g,
+          (_, s) => {
+            val a = if (s == null) Array(0.0, 0.0, Double.MinValue) else s
+            a(0) += v; a(1) += 1; a(2) = math.max(a(2), v)
+            a
+          }
+        )
       }
     }
 
     /**
-     * A gauge's current value, average and maximum. Operators whose tasks sample the gauge as Kafka does (at
-     * every put and eviction) have task-side averages and maxima; the others are sampled once per micro-batch.
+     * A gauge's current value, average and maximum. Operators whose tasks sample the gauge as Kafka does (at every
+     * put and eviction) have task-side averages and maxima; the others are sampled once per micro-batch.
      */
     def gauge(snap: OperatorMetricsAccumulator.Snapshot, name: String): GaugeStats = {
       val batch = Option(samples.get(name))
       GaugeStats(
         snap.gauge(name).toDouble,
         snap.averages.getOrElse(name, batch.map(a => if (a(1) == 0) 0.0 else a(0) / a(1)).getOrElse(0.0)),
-        snap.maxima.get(name).map(_.toDouble).getOrElse(batch.map(_(2)).getOrElse(0.0)))
+        snap.maxima.get(name).map(_.toDouble).getOrElse(batch.map(_(2)).getOrElse(0.0))
+      )
     }
 
     /** Kafka's three metrics of a gauge: `prefix-current`, `prefix-avg` and `prefix-max`. */
@@ -75,24 +85,30 @@ private[sparksuppress] object MetricsRegistry {
   }
 
   private val instances = new AtomicLong()
+
   /** Operators not yet seen terminated, by observation name; the plan that runs one keeps it alive. */
   private val operators = new ConcurrentHashMap[String, WeakReference[Operator]]()
+
   /**
    * Operators of recently terminated queries, by observation name, the most recent [[KeptTerminated]] * 4 only: a
    * query restarted from the same DataFrame (a new run) reports the same names and finds its operators here again.
    * Weak, as `operators`. Guarded by `terminated`.
    */
   private val retired = new java.util.LinkedHashMap[String, WeakReference[Operator]]()
+
   /** The observation names each running query (by run id) has reported. */
   private val observedBy = new ConcurrentHashMap[UUID, java.util.Set[String]]()
+
   /** The last values of recently terminated queries, oldest first. */
   private val terminated = new java.util.LinkedHashMap[UUID, Map[String, Map[String, Double]]]()
+
   /**
    * The same values by observation name, with the session whose operator it was, for callers that hold no query
    * object (Spark Connect clients).
    */
   private val terminatedObservations = new java.util.LinkedHashMap[String, (Long, (String, Map[String, Double]))]()
   private val listenedSessions = ConcurrentHashMap.newKeySet[SparkSession]()
+
   /**
    * A number per session that built operators: what a terminated operator remembers of its session without keeping
    * the session alive. Keyed weakly (and by identity: sessions do not override equals).
@@ -111,7 +127,8 @@ private[sparksuppress] object MetricsRegistry {
       spark: SparkSession,
       kind: String,
       operatorName: String,
-      sampledGauges: Seq[String])(describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]): Operator = {
+      sampledGauges: Seq[String]
+  )(describe: (OperatorMetricsAccumulator.Snapshot, Operator) => Map[String, Double]): Operator = {
     val acc = new OperatorMetricsAccumulator
     spark.sparkContext.register(acc, s"spark-suppress $kind $operatorName")
     val observation = s"$ObservationPrefix$operatorName#${instances.incrementAndGet()}"
@@ -137,8 +154,8 @@ private[sparksuppress] object MetricsRegistry {
    * The operators observed under `observationNames` (as a query's progress reports them), by operator name: live
    * values, or the last ones of a recently terminated query, for operators built by `session` only.
    *
-   * A Spark Connect server is shared by many users' sessions and names are easy to guess (a name and a counter), so
-   * a name of this library's that is not an operator of the asking session is refused, whether it belongs to another
+   * A Spark Connect server is shared by many users' sessions and names are easy to guess (a name and a counter), so a
+   * name of this library's that is not an operator of the asking session is refused, whether it belongs to another
    * session, was dropped with an old terminated query or never existed: the error is the same, so that it tells
    * nothing about other sessions. Names without the prefix are other observations of the query and are skipped.
    */
@@ -147,7 +164,8 @@ private[sparksuppress] object MetricsRegistry {
     val ours = observationNames.distinct.filter(_.startsWith(ObservationPrefix))
     val found = ours.map { n =>
       n -> live(n).filter(_.session == asking).map(o => o.operatorName -> o.metrics).orElse(
-        terminated.synchronized(Option(terminatedObservations.get(n))).collect { case (`asking`, values) => values })
+        terminated.synchronized(Option(terminatedObservations.get(n))).collect { case (`asking`, values) => values }
+      )
     }
     val refused = found.collect { case (n, None) => n }
     if (refused.nonEmpty) {
@@ -156,7 +174,8 @@ private[sparksuppress] object MetricsRegistry {
           "the observation of an operator of this session's streaming queries. A Spark Connect server answers " +
           "ss.metrics only for the queries of the session that asks (it is shared by many users' sessions), and " +
           s"keeps a terminated query's values only while it is among the $KeptTerminated most recent. Call " +
-          "ss.metrics(query) with a query started by this session.")
+          "ss.metrics(query) with a query started by this session."
+      )
     }
     found.flatMap(_._2).toMap
   }
@@ -171,9 +190,13 @@ private[sparksuppress] object MetricsRegistry {
   private[sparksuppress] def size: (Int, Int) = (operators.size, terminated.synchronized(terminated.size))
 
   private def live(observation: String): Option[Operator] =
-    Option(operators.get(observation)).orElse(terminated.synchronized(Option(retired.get(observation)))).flatMap(r => Option(r.get))
+    Option(operators.get(observation)).orElse(terminated.synchronized(Option(retired.get(observation)))).flatMap(r =>
+      Option(r.get)
+    )
 
-  /** This library's operators among a progress report's observations; a restarted query's come back from `retired`. */
+  /**
+   * This library's operators among a progress report's observations; a restarted query's come back from `retired`.
+   */
   private def observations(progressNames: Iterable[String]): Iterable[String] = progressNames.filter { n =>
     operators.containsKey(n) || terminated.synchronized {
       Option(retired.remove(n)).filter(_.get != null).exists { r => operators.put(n, r); true }
@@ -186,7 +209,10 @@ private[sparksuppress] object MetricsRegistry {
     override def onQueryProgress(event: QueryProgressEvent): Unit = {
       val observed = observations(Option(event.progress.observedMetrics).map(_.keySet.asScala).getOrElse(Nil))
       if (observed.nonEmpty) {
-        observedBy.computeIfAbsent(event.progress.runId, _ => ConcurrentHashMap.newKeySet[String]()).addAll(observed.asJavaCollection)
+        observedBy.computeIfAbsent(
+          event.progress.runId,
+          _ => ConcurrentHashMap.newKeySet[String]()
+        ).addAll(observed.asJavaCollection)
         observed.foreach(n => live(n).foreach(_.sampleBatch()))
       }
     }

@@ -3,8 +3,8 @@ package io.github.sparksuppress.spark.common
 import org.apache.spark.sql.SparkSession
 
 /**
- * Each operator's metrics under Kafka's names, read from what its tasks count: one registration per kind of
- * operator, used by the stand-alone operator and by the same operator as a node of a chain.
+ * Each operator's metrics under Kafka's names, read from what its tasks count: one registration per kind of operator,
+ * used by the stand-alone operator and by the same operator as a node of a chain.
  */
 private[sparksuppress] object OperatorMetricNames {
 
@@ -25,7 +25,8 @@ private[sparksuppress] object OperatorMetricNames {
         "record-lateness-max" -> snap.maxima.get("lateness-max").map(_.toDouble).getOrElse(0.0),
         "window-aggregate-final-emit-total" -> counter("emitted-final"),
         "window-aggregate-final-emit-latency-avg" -> ratio("emit-latency-total", "emitted-final"),
-        "window-aggregate-final-emit-latency-max" -> snap.maxima.get("emit-latency-max").map(_.toDouble).getOrElse(0.0))
+        "window-aggregate-final-emit-latency-max" -> snap.maxima.get("emit-latency-max").map(_.toDouble).getOrElse(0.0)
+      )
     }
 
   /** Kafka's KTable aggregation reports the records it skips (null key or value) among its task's dropped records. */
@@ -44,7 +45,8 @@ private[sparksuppress] object OperatorMetricNames {
         "dropped-null-key-or-value-total" -> counter("dropped-null-key-or-value"),
         "expired-table-writes-total" -> counter("expired-table-writes"),
         "dropped-null-table-key-total" -> counter("dropped-null-table-key"),
-        "late-records-joined-total" -> counter("late-joined")) ++
+        "late-records-joined-total" -> counter("late-joined")
+      ) ++
         o.gaugeMetrics(snap, "grace-buffer-count", "grace-buffer-count") ++
         o.gaugeMetrics(snap, "grace-buffer-size", "grace-buffer-bytes")
     }

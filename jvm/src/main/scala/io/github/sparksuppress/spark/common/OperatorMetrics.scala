@@ -7,14 +7,15 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.util.AccumulatorV2
 
 /**
- * What one stateful operator's tasks report to the driver: counters (summed), gauges, maxima, and sums for
- * averages. One accumulator per operator instance.
+ * What one stateful operator's tasks report to the driver: counters (summed), gauges, maxima, and sums for averages.
+ * One accumulator per operator instance.
  *
  * A gauge (e.g. how many records a buffer holds) comes in one of two ways, by how the operator keeps state: an
- * operator with one state entry per shard reports the shard's value (the latest report of a shard wins); one
- * with an entry per key reports how much each key changed it (summed). The gauge's value is the sum of both.
+ * operator with one state entry per shard reports the shard's value (the latest report of a shard wins); one with an
+ * entry per key reports how much each key changed it (summed). The gauge's value is the sum of both.
  */
-private[sparksuppress] final class OperatorMetricsAccumulator extends AccumulatorV2[OperatorMetricsAccumulator.Update, OperatorMetricsAccumulator.Snapshot] {
+private[sparksuppress] final class OperatorMetricsAccumulator
+    extends AccumulatorV2[OperatorMetricsAccumulator.Update, OperatorMetricsAccumulator.Snapshot] {
   import OperatorMetricsAccumulator._
 
   /** The driver's registry entry for this operator: whatever keeps the plan (and so this) alive keeps it too. */
@@ -26,7 +27,8 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
   private var maxima = new JHashMap[String, java.lang.Long]()
   private var sums = new JHashMap[String, Array[Double]]() // name -> (sum, count)
 
-  override def isZero: Boolean = counters.isEmpty && gauges.isEmpty && gaugeDeltas.isEmpty && maxima.isEmpty && sums.isEmpty
+  override def isZero: Boolean =
+    counters.isEmpty && gauges.isEmpty && gaugeDeltas.isEmpty && maxima.isEmpty && sums.isEmpty
 
   override def copy(): OperatorMetricsAccumulator = {
     val c = new OperatorMetricsAccumulator
@@ -40,7 +42,8 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
   }
 
   override def reset(): Unit = {
-    counters = new JHashMap(); gauges = new JHashMap(); gaugeDeltas = new JHashMap(); maxima = new JHashMap(); sums = new JHashMap()
+    counters = new JHashMap(); gauges = new JHashMap(); gaugeDeltas = new JHashMap(); maxima = new JHashMap();
+    sums = new JHashMap()
   }
 
   override def add(u: Update): Unit = u match {
@@ -54,8 +57,10 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
   }
 
   def count(name: String, delta: Long): Unit = if (delta != 0) add(Count(name, delta))
+
   /** A shard's current value of gauge `name`. */
   def gauge(name: String, shard: Int, value: Long): Unit = add(Gauge(name, shard, value))
+
   /** How much one key changed gauge `name`. */
   def gaugeDelta(name: String, delta: Long): Unit = if (delta != 0) add(GaugeDelta(name, delta))
   def max(name: String, value: Long): Unit = add(Max(name, value))
@@ -75,7 +80,9 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
   }
 
   override def value: Snapshot = {
-    val shardTotals = gauges.asScala.toSeq.groupBy(_._1.takeWhile(_ != '\u0000')).map { case (n, vs) => n -> vs.map(_._2.longValue).sum }
+    val shardTotals = gauges.asScala.toSeq.groupBy(_._1.takeWhile(_ != '\u0000')).map { case (n, vs) =>
+      n -> vs.map(_._2.longValue).sum
+    }
     val gaugeTotals = (shardTotals.keySet ++ gaugeDeltas.keySet.asScala).map { n =>
       n -> math.max(0L, shardTotals.getOrElse(n, 0L) + Option(gaugeDeltas.get(n)).map(_.longValue).getOrElse(0L))
     }.toMap
@@ -83,7 +90,8 @@ private[sparksuppress] final class OperatorMetricsAccumulator extends Accumulato
       counters.asScala.map { case (k, v) => k -> v.longValue }.toMap,
       gaugeTotals,
       maxima.asScala.map { case (k, v) => k -> v.longValue }.toMap,
-      sums.asScala.map { case (k, v) => k -> (if (v(1) == 0) 0.0 else v(0) / v(1)) }.toMap)
+      sums.asScala.map { case (k, v) => k -> (if (v(1) == 0) 0.0 else v(0) / v(1)) }.toMap
+    )
   }
 }
 
@@ -100,7 +108,8 @@ private[sparksuppress] object OperatorMetricsAccumulator {
       counters: Map[String, Long],
       gauges: Map[String, Long],
       maxima: Map[String, Long],
-      averages: Map[String, Double]) {
+      averages: Map[String, Double]
+  ) {
     def gauge(name: String): Long = gauges.getOrElse(name, 0L)
   }
 }

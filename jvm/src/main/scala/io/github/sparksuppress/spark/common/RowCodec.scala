@@ -15,10 +15,10 @@ import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 /**
  * Writes and reads the buffered rows in stored state.
  *
- * The stored form begins with a schema descriptor (each column's name and type, hashed), followed by rows in
- * that column order. Reading with a different schema maps columns by name: columns that were added since come
- * back null, columns that were dropped are skipped, and a column whose type changed stops the query with an
- * error that names it. So an upstream change such as a new column does not lose buffered records.
+ * The stored form begins with a schema descriptor (each column's name and type, hashed), followed by rows in that
+ * column order. Reading with a different schema maps columns by name: columns that were added since come back null,
+ * columns that were dropped are skipped, and a column whose type changed stops the query with an error that names it.
+ * So an upstream change such as a new column does not lose buffered records.
  */
 private[sparksuppress] final class RowCodec(val schema: StructType) extends Serializable {
   import RowCodec._
@@ -36,8 +36,10 @@ private[sparksuppress] final class RowCodec(val schema: StructType) extends Seri
   def readDescriptor(in: ByteReader): ByteReader => Row = {
     val n = in.readVarLong().toInt
     val stored = Array.fill(n)((in.readZigZag().toInt, in.readZigZag().toInt))
-    if (java.util.Arrays.equals(stored.map(_._1), descriptor.map(_._1)) &&
-        java.util.Arrays.equals(stored.map(_._2), descriptor.map(_._2))) {
+    if (
+      java.util.Arrays.equals(stored.map(_._1), descriptor.map(_._1)) &&
+      java.util.Arrays.equals(stored.map(_._2), descriptor.map(_._2))
+    ) {
       readRow
     } else {
       val target = stored.map { case (nameHash, typeHash) =>
@@ -45,9 +47,11 @@ private[sparksuppress] final class RowCodec(val schema: StructType) extends Seri
         if (i >= 0 && descriptor(i)._2 != typeHash) {
           val f = schema.fields(i)
           throw new IllegalStateException(
-            s"column '${f.name}' changed type since the buffered records were stored (now ${f.dataType.simpleString}); " +
+            s"column '${f.name}' changed type since the buffered records were stored (now " +
+              s"${f.dataType.simpleString}); " +
               "spark-suppress cannot read them back. Restore the column's type, or start from a new checkpoint " +
-              "(the buffered records would be lost).")
+              "(the buffered records would be lost)."
+          )
         }
         i
       }
@@ -124,8 +128,13 @@ private[sparksuppress] object RowCodec {
     val n = hashes.length
     val step = if (n < 2) 0 else hashes(1) - hashes(0)
     if (n == 2 || n > 2 && step != 0 && (2 until n).forall(i => hashes(i) - hashes(i - 1) == step)) {
-      MurmurHash3.finalizeHash(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.seqSeed, hashes(0)), step),
-        hashes(n - 1)), 0)
+      MurmurHash3.finalizeHash(
+        MurmurHash3.mix(
+          MurmurHash3.mix(MurmurHash3.mix(MurmurHash3.seqSeed, hashes(0)), step),
+          hashes(n - 1)
+        ),
+        0
+      )
     } else MurmurHash3.finalizeHash(hashes.foldLeft(MurmurHash3.seqSeed)(MurmurHash3.mix), n)
   }
 
@@ -137,7 +146,8 @@ private[sparksuppress] object RowCodec {
     case _: UserDefinedType[_] =>
       throw new IllegalArgumentException(
         s"column '$path' has the user-defined type ${t.simpleString}, which spark-suppress cannot buffer; " +
-          "convert it to a Spark SQL type (e.g. a struct) before the operator.")
+          "convert it to a Spark SQL type (e.g. a struct) before the operator."
+      )
     case _ =>
   }
 
@@ -176,36 +186,38 @@ private[sparksuppress] object RowCodec {
       (o, v) => o.writeBytes(v.toString.getBytes(StandardCharsets.UTF_8))
     case BinaryType => (o, v) => o.writeBytes(v.asInstanceOf[Array[Byte]])
     case _: DecimalType => (o, v) => {
-      val d = v match {
-        case b: java.math.BigDecimal => b
-        case b: scala.math.BigDecimal => b.bigDecimal
-        case d: Decimal => d.toJavaBigDecimal
+        val d = v match {
+          case b: java.math.BigDecimal => b
+          case b: scala.math.BigDecimal => b.bigDecimal
+          case d: Decimal => d.toJavaBigDecimal
+        }
+        o.writeZigZag(d.scale.toLong)
+        o.writeBytes(d.unscaledValue.toByteArray)
       }
-      o.writeZigZag(d.scale.toLong)
-      o.writeBytes(d.unscaledValue.toByteArray)
-    }
-    case DateType => (o, v) => v match {
-      case d: java.sql.Date => o.writeByte(0); o.writeZigZag(d.toLocalDate.toEpochDay)
-      case d: LocalDate => o.writeByte(1); o.writeZigZag(d.toEpochDay)
-    }
-    case TimestampType => (o, v) => v match {
-      case t: java.sql.Timestamp => o.writeByte(0); o.writeZigZag(t.getTime); o.writeZigZag(t.getNanos.toLong)
-      case i: Instant => o.writeByte(1); o.writeZigZag(i.getEpochSecond); o.writeZigZag(i.getNano.toLong)
-    }
+    case DateType => (o, v) =>
+        v match {
+          case d: java.sql.Date => o.writeByte(0); o.writeZigZag(d.toLocalDate.toEpochDay)
+          case d: LocalDate => o.writeByte(1); o.writeZigZag(d.toEpochDay)
+        }
+    case TimestampType => (o, v) =>
+        v match {
+          case t: java.sql.Timestamp => o.writeByte(0); o.writeZigZag(t.getTime); o.writeZigZag(t.getNanos.toLong)
+          case i: Instant => o.writeByte(1); o.writeZigZag(i.getEpochSecond); o.writeZigZag(i.getNano.toLong)
+        }
     case TimestampNTZType => (o, v) => {
-      val t = v.asInstanceOf[LocalDateTime]
-      o.writeZigZag(t.toLocalDate.toEpochDay)
-      o.writeZigZag(t.toLocalTime.toNanoOfDay)
-    }
+        val t = v.asInstanceOf[LocalDateTime]
+        o.writeZigZag(t.toLocalDate.toEpochDay)
+        o.writeZigZag(t.toLocalTime.toNanoOfDay)
+      }
     case _: DayTimeIntervalType => (o, v) => {
-      val d = v.asInstanceOf[JDuration]
-      o.writeZigZag(d.getSeconds); o.writeZigZag(d.getNano.toLong)
-    }
+        val d = v.asInstanceOf[JDuration]
+        o.writeZigZag(d.getSeconds); o.writeZigZag(d.getNano.toLong)
+      }
     case _: YearMonthIntervalType => (o, v) => o.writeZigZag(v.asInstanceOf[Period].toTotalMonths)
     case CalendarIntervalType => (o, v) => {
-      val c = v.asInstanceOf[CalendarInterval]
-      o.writeZigZag(c.months.toLong); o.writeZigZag(c.days.toLong); o.writeZigZag(c.microseconds)
-    }
+        val c = v.asInstanceOf[CalendarInterval]
+        o.writeZigZag(c.months.toLong); o.writeZigZag(c.days.toLong); o.writeZigZag(c.microseconds)
+      }
     case Variant() => (o, v) => { o.writeBytes(Variant.value(v)); o.writeBytes(Variant.metadata(v)) }
     case NullType => (_, _) => ()
     case s: StructType =>
@@ -254,27 +266,27 @@ private[sparksuppress] object RowCodec {
     case _: StringType | _: CharType | _: VarcharType => in => new String(in.readBytes(), StandardCharsets.UTF_8)
     case BinaryType => in => in.readBytes()
     case _: DecimalType => in => {
-      val scale = in.readZigZag().toInt
-      new java.math.BigDecimal(new java.math.BigInteger(in.readBytes()), scale)
-    }
+        val scale = in.readZigZag().toInt
+        new java.math.BigDecimal(new java.math.BigInteger(in.readBytes()), scale)
+      }
     case DateType => in => {
-      val kind = in.readByte()
-      val day = LocalDate.ofEpochDay(in.readZigZag())
-      if (kind == 0) java.sql.Date.valueOf(day) else day
-    }
+        val kind = in.readByte()
+        val day = LocalDate.ofEpochDay(in.readZigZag())
+        if (kind == 0) java.sql.Date.valueOf(day) else day
+      }
     case TimestampType => in => {
-      if (in.readByte() == 0) {
-        val t = new java.sql.Timestamp(in.readZigZag())
-        t.setNanos(in.readZigZag().toInt)
-        t
-      } else Instant.ofEpochSecond(in.readZigZag(), in.readZigZag())
-    }
+        if (in.readByte() == 0) {
+          val t = new java.sql.Timestamp(in.readZigZag())
+          t.setNanos(in.readZigZag().toInt)
+          t
+        } else Instant.ofEpochSecond(in.readZigZag(), in.readZigZag())
+      }
     case TimestampNTZType => in =>
-      LocalDateTime.of(LocalDate.ofEpochDay(in.readZigZag()), java.time.LocalTime.ofNanoOfDay(in.readZigZag()))
+        LocalDateTime.of(LocalDate.ofEpochDay(in.readZigZag()), java.time.LocalTime.ofNanoOfDay(in.readZigZag()))
     case _: DayTimeIntervalType => in => JDuration.ofSeconds(in.readZigZag(), in.readZigZag())
     case _: YearMonthIntervalType => in => Period.ofMonths(in.readZigZag().toInt).normalized()
     case CalendarIntervalType => in =>
-      new CalendarInterval(in.readZigZag().toInt, in.readZigZag().toInt, in.readZigZag())
+        new CalendarInterval(in.readZigZag().toInt, in.readZigZag().toInt, in.readZigZag())
     case Variant() => in => Variant(in.readBytes(), in.readBytes())
     case NullType => _ => null
     case s: StructType =>

@@ -12,18 +12,18 @@ import org.apache.spark.sql.types.StructType
 import io.github.sparksuppress.compat.IterableOnce
 
 /**
- * Passes a sharded operator's input rows through and adds, once per micro-batch that reads data, one heartbeat
- * row per shard, so that Spark calls every shard in that micro-batch: a join's shard that got no stream record can
- * then release its waiting records on the watermark.
+ * Passes a sharded operator's input rows through and adds, once per micro-batch that reads data, one heartbeat row
+ * per shard, so that Spark calls every shard in that micro-batch: a join's shard that got no stream record can then
+ * release its waiting records on the watermark.
  *
  * Why not a timer: the only timer Spark allows before another stateful operator is a processing-time timeout, and
  * with one Spark runs a micro-batch on every trigger whether or not input arrived, so a default-trigger query spins
  * and an `availableNow` query never finishes (`ProcessingTimeChainProbeSuite`). Heartbeats ride on the micro-batches
  * the input causes anyway.
  *
- * The heartbeats leave from the partition with index 0 only (its task ends with `terminate`, which Spark calls
- * even when the partition holds no rows; `SparkBehaviourProbeSuite`), so each shard gets one per micro-batch
- * whatever the partition count. A micro-batch without any input partition (Spark's no-data batches) gets none.
+ * The heartbeats leave from the partition with index 0 only (its task ends with `terminate`, which Spark calls even
+ * when the partition holds no rows; `SparkBehaviourProbeSuite`), so each shard gets one per micro-batch whatever the
+ * partition count. A micro-batch without any input partition (Spark's no-data batches) gets none.
  *
  * A heartbeat row holds `heartbeat` in column `sideColumn`, its shard's grouping key in `shardColumn`, and nulls
  * elsewhere; the output has the input's columns, all nullable.
@@ -34,8 +34,8 @@ private[sparksuppress] final case class ShardHeartbeats(
     shards: Seq[Array[Byte]],
     sideColumn: Int,
     heartbeat: Int,
-    shardColumn: Int)
-    extends Generator with CodegenFallback {
+    shardColumn: Int
+) extends Generator with CodegenFallback {
 
   override def elementSchema: StructType = StructType(schema.fields.map(_.copy(nullable = true)))
 
@@ -62,11 +62,24 @@ private[sparksuppress] final case class ShardHeartbeats(
 }
 
 private[sparksuppress] object ShardHeartbeats {
+
   /** `df` with a heartbeat row per shard added once per micro-batch, and the watermark anchor appended. */
-  def apply(df: DataFrame, shards: Array[Array[Byte]], sideColumn: String, heartbeat: Int, shardColumn: String): DataFrame = {
+  def apply(
+      df: DataFrame,
+      shards: Array[Array[Byte]],
+      sideColumn: String,
+      heartbeat: Int,
+      shardColumn: String
+  ): DataFrame = {
     val names = df.columns.toSeq
-    val beats = ShardHeartbeats(names.map(n => ExpressionColumns.expression(col(ColumnNames.quote(n)))), df.schema,
-      shards.toSeq, names.indexOf(sideColumn), heartbeat, names.indexOf(shardColumn))
+    val beats = ShardHeartbeats(
+      names.map(n => ExpressionColumns.expression(col(ColumnNames.quote(n)))),
+      df.schema,
+      shards.toSeq,
+      names.indexOf(sideColumn),
+      heartbeat,
+      names.indexOf(shardColumn)
+    )
     // The anchor lets the shard read the watermark (it carries the marker, and is never late).
     df.select(ExpressionColumns.column(beats)).select(col("*"), WatermarkBypass.anchor)
   }

@@ -7,10 +7,10 @@ import org.apache.spark.sql.api.java.UDF1
 import org.apache.spark.sql.types.BinaryType
 
 /**
- * Grouping keys for bounded buffers, which keep all keys of a shard in one state entry. Shard `i`'s grouping key
- * is chosen so that Spark's hash partitioning (Murmur3, seed 42, modulo the partition count) sends it to state
- * partition `i`: one shard per partition, so a buffer's bounds hold per state partition as Kafka's hold per task.
- * Should Spark's partitioning ever change, shards still work, just less evenly spread.
+ * Grouping keys for bounded buffers, which keep all keys of a shard in one state entry. Shard `i`'s grouping key is
+ * chosen so that Spark's hash partitioning (Murmur3, seed 42, modulo the partition count) sends it to state partition
+ * `i`: one shard per partition, so a buffer's bounds hold per state partition as Kafka's hold per task. Should
+ * Spark's partitioning ever change, shards still work, just less evenly spread.
  */
 private[sparksuppress] object ShardKeys {
   private val SparkHashSeed = 42L

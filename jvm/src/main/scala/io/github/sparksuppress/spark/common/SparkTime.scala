@@ -2,8 +2,10 @@ package io.github.sparksuppress.spark.common
 
 import java.time.{Instant, LocalDateTime, ZoneOffset}
 
-/** Event times as the adapters see them: Spark hands out `java.sql.Timestamp` or `java.time.Instant` (or
- *  `LocalDateTime` for TIMESTAMP_NTZ, read as UTC); the core works in epoch milliseconds, floored. */
+/**
+ * Event times as the adapters see them: Spark hands out `java.sql.Timestamp` or `java.time.Instant` (or
+ * `LocalDateTime` for TIMESTAMP_NTZ, read as UTC); the core works in epoch milliseconds, floored.
+ */
 private[sparksuppress] object SparkTime {
   def micros(v: Any): Long = v match {
     case t: java.sql.Timestamp =>

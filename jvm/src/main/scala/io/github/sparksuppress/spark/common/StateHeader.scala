@@ -7,9 +7,9 @@ import scala.util.control.NonFatal
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 
 /**
- * The start of every stored state value: a format byte (so a later version can refuse or migrate old state with
- * a clear message) and the operator's name (so that state found at an operator's position in the checkpoint is
- * known to be its own: Spark locates state by position, not by name).
+ * The start of every stored state value: a format byte (so a later version can refuse or migrate old state with a
+ * clear message) and the operator's name (so that state found at an operator's position in the checkpoint is known to
+ * be its own: Spark locates state by position, not by name).
  */
 private[spark] object StateHeader {
 
@@ -29,7 +29,8 @@ private[spark] object StateHeader {
       throw new IllegalStateException(
         s"$operator: the stored $what has format $stored, but this spark-suppress version reads format " +
           s"${formats.mkString(" or ")}. Restart with the spark-suppress version that wrote the checkpoint, or start " +
-          "from a new checkpoint.")
+          "from a new checkpoint."
+      )
     }
     val storedName = new String(in.readBytes(), StandardCharsets.UTF_8)
     name.foreach { n =>
@@ -37,7 +38,8 @@ private[spark] object StateHeader {
         throw new IllegalStateException(
           s"$operator: the state at this operator's position in the checkpoint belongs to the operator named " +
             s"'$storedName'. Spark locates state by operator position, so the query's stateful operators were " +
-            "reordered or replaced; restore the original order, or start from a new checkpoint.")
+            "reordered or replaced; restore the original order, or start from a new checkpoint."
+        )
       }
     }
     stored
@@ -63,7 +65,8 @@ private[spark] object StateHeader {
       }
     if (in.remaining != 0) {
       throw new IllegalStateException(
-        s"$operator: the stored $what cannot be read: ${in.remaining} bytes are left after it. $Damaged")
+        s"$operator: the stored $what cannot be read: ${in.remaining} bytes are left after it. $Damaged"
+      )
     }
     value
   }

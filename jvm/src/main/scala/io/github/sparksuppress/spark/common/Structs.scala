@@ -5,6 +5,7 @@ import org.apache.spark.sql.functions.{lit, struct, when}
 
 /** Struct columns the operators build from their inputs' columns. */
 private[sparksuppress] object Structs {
+
   /**
    * `struct(columns)`, which may have no fields (a table without value columns); such a struct is typed nullable.
    * Spark 3.5 cannot build a DataFrame with a non-nullable struct column without fields (its row encoder asserts

@@ -8,15 +8,15 @@ import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StructField}
 /**
  * The one place that works around how `flatMapGroupsWithState` treats the watermark (checked on Spark 4.3.0):
  *
- *  - With `EventTimeTimeout`, the operator silently drops every input row whose watermarked column is `<=` the
- *    previous batch's watermark before the user function sees it. Kafka's operators need those rows (a late
- *    record is buffered and evicted, or joined, at once), so no user column may keep the watermark marker.
- *  - The analyzer refuses `EventTimeTimeout` unless some input column carries the marker, and without one the
- *    operator cannot read the watermark at all.
+ *   - With `EventTimeTimeout`, the operator silently drops every input row whose watermarked column is `<=` the
+ *     previous batch's watermark before the user function sees it. Kafka's operators need those rows (a late record
+ *     is buffered and evicted, or joined, at once), so no user column may keep the watermark marker.
+ *   - The analyzer refuses `EventTimeTimeout` unless some input column carries the marker, and without one the
+ *     operator cannot read the watermark at all.
  *
- * So every column loses the marker and one extra column carries it: a constant so far in the future that the
- * late-row filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark`
- * node) is untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
+ * So every column loses the marker and one extra column carries it: a constant so far in the future that the late-row
+ * filter never drops a row. The event-time watermark itself (tracked by the upstream `withWatermark` node) is
+ * untouched. `SparkBehaviourProbeSuite` fails if a Spark upgrade changes any of this.
  *
  * The unmarked columns' metadata is never empty: Spark 3.5 and 4.0 treat an alias with empty metadata as one without
  * any, which keeps the child's metadata (the marker with it), so a key of our own stands in ([[UnmarkedKey]]). (On
@@ -36,7 +36,8 @@ private[sparksuppress] object WatermarkBypass {
   val UnmarkedKey = "spark_suppress.unwatermarked"
 
   def withoutMarker(metadata: Metadata): Metadata =
-    if (!metadata.contains(delayKey)) metadata else new MetadataBuilder().withMetadata(metadata).remove(delayKey).build()
+    if (!metadata.contains(delayKey)) metadata
+    else new MetadataBuilder().withMetadata(metadata).remove(delayKey).build()
 
   /** The metadata of an unmarked column's alias: never empty, so no line keeps the child's marker (see above). */
   private def unmarkedAlias(metadata: Metadata): Metadata =

@@ -23,7 +23,13 @@ private[spark] object JoinKeyState {
     out.toByteArray
   }
 
-  def read(bytes: Array[Byte], spec: StreamTableJoinSpec, name: Option[String], operator: String, rows: RowCodec): TableEntry[Row] = {
+  def read(
+      bytes: Array[Byte],
+      spec: StreamTableJoinSpec,
+      name: Option[String],
+      operator: String,
+      rows: RowCodec
+  ): TableEntry[Row] = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, operator, "table state") {
       StateHeader.read(in, Format, name, operator, "table state")

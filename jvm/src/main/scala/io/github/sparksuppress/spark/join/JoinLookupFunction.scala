@@ -10,9 +10,9 @@ import io.github.sparksuppress.core.TableEntry
 import io.github.sparksuppress.spark.common._
 
 /**
- * The join's second stateful operator, called once per key: it applies the key's table writes and joins its
- * stream records, in the order the sequencer gave them, against the key's [[TableEntry]] as of each record's
- * timestamp. Output rows are the stream row's columns followed by the table's value columns.
+ * The join's second stateful operator, called once per key: it applies the key's table writes and joins its stream
+ * records, in the order the sequencer gave them, against the key's [[TableEntry]] as of each record's timestamp.
+ * Output rows are the stream row's columns followed by the table's value columns.
  */
 private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: OperatorMetricsAccumulator)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
@@ -39,7 +39,8 @@ private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: Op
         changed = true
       } else {
         val tableValue = entry.lookup(ts, tableTime)
-        if (tableValue != null || p.spec.joinType.emitsWithoutTableValue) out += joined(r.getStruct(Out.Stream), tableValue)
+        if (tableValue != null || p.spec.joinType.emitsWithoutTableValue)
+          out += joined(r.getStruct(Out.Stream), tableValue)
       }
     }
     if (changed) {

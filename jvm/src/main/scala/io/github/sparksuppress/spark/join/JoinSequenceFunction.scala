@@ -12,14 +12,20 @@ import io.github.sparksuppress.spark.common._
 /**
  * Everything the executors need to run one stream-table join; built and checked on the driver.
  *
- * @param streamSchema       the stream's columns (watermark markers removed): buffered, and the start of the output
- * @param tableValueSchema   the table's value columns: stored per key, and the end of the output
- * @param streamKeyColumns   indices of the key columns in `streamSchema` (for the buffered size)
- * @param streamValueColumns indices of the stream's other columns but the event time (for the buffered size)
- * @param releaseByWatermark the join has a grace period and the stream a watermark: buffered records also leave
- *                           once it passes them, and every shard is called in each micro-batch ([[ShardHeartbeats]])
- * @param idleTimeoutMs      (with the release on the watermark) a quiet shard releases at its [[IdleClock]]'s time;
- *                           a shard holding records is then called in every micro-batch, with input or not
+ * @param streamSchema
+ *   the stream's columns (watermark markers removed): buffered, and the start of the output
+ * @param tableValueSchema
+ *   the table's value columns: stored per key, and the end of the output
+ * @param streamKeyColumns
+ *   indices of the key columns in `streamSchema` (for the buffered size)
+ * @param streamValueColumns
+ *   indices of the stream's other columns but the event time (for the buffered size)
+ * @param releaseByWatermark
+ *   the join has a grace period and the stream a watermark: buffered records also leave once it passes them, and
+ *   every shard is called in each micro-batch ([[ShardHeartbeats]])
+ * @param idleTimeoutMs
+ *   (with the release on the watermark) a quiet shard releases at its [[IdleClock]]'s time; a shard holding records
+ *   is then called in every micro-batch, with input or not
  */
 private[sparksuppress] final case class JoinParams(
     operatorName: String,
@@ -30,13 +36,14 @@ private[sparksuppress] final case class JoinParams(
     streamKeyColumns: Array[Int],
     streamValueColumns: Array[Int],
     releaseByWatermark: Boolean = false,
-    idleTimeoutMs: Option[Long] = None)
+    idleTimeoutMs: Option[Long] = None
+)
 
 /**
- * The join's first stateful operator, called once per shard: it runs the shard's [[StreamTableSequencer]] over
- * the micro-batch (table writes first, then stream records, each side in arrival order) and emits, numbered in
- * order, the accepted table writes and the stream records to join now. The table side's operator
- * ([[JoinLookupFunction]]) applies them per key in that order.
+ * The join's first stateful operator, called once per shard: it runs the shard's [[StreamTableSequencer]] over the
+ * micro-batch (table writes first, then stream records, each side in arrival order) and emits, numbered in order, the
+ * accepted table writes and the stream records to join now. The table side's operator ([[JoinLookupFunction]])
+ * applies them per key in that order.
  */
 private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: OperatorMetricsAccumulator)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
@@ -49,7 +56,8 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     val counts = if (metrics == null) new StreamTableJoinMetrics else new JoinMetricsSampler(metrics)
     val sequencer = new StreamTableSequencer[Array[Byte], Row, Row](p.spec, counts)(KeyOps.bytes)
     val clock = state.getOption match {
-      case Some(bytes) => JoinShardState.read(bytes, sequencer, p.explicitName, p.operatorName, streamRows, p.idleTimeoutMs)
+      case Some(bytes) =>
+        JoinShardState.read(bytes, sequencer, p.explicitName, p.operatorName, streamRows, p.idleTimeoutMs)
       case None => p.idleTimeoutMs.map(new IdleClock(_))
     }
     val clockBefore = clock.map(_.fields)
@@ -69,8 +77,11 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     if (p.releaseByWatermark) {
       val watermark = state.getCurrentWatermarkMs()
       // The shard's own stream records are stream time too: idle means neither they nor the watermark moved.
-      val time = clock.fold(watermark)(_.runAt(math.max(watermark, sequencer.streamSeen), nowMs,
-        decides = sequencer.buffer.exists(!_.isEmpty) || batch.nonEmpty))
+      val time = clock.fold(watermark)(_.runAt(
+        math.max(watermark, sequencer.streamSeen),
+        nowMs,
+        decides = sequencer.buffer.exists(!_.isEmpty) || batch.nonEmpty
+      ))
       sequencer.release(time, sink)
     }
 
@@ -92,8 +103,10 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     // A non-versioned join without grace period has nothing to remember across batches; a heartbeat that released
     // nothing changed nothing.
     clock.foreach(_.observe(sequencer.streamSeen, nowMs))
-    if ((sequencer.tableTime.isDefined || sequencer.buffer.isDefined) &&
-        (batch.nonEmpty || released > 0 || clock.map(_.fields) != clockBefore)) {
+    if (
+      (sequencer.tableTime.isDefined || sequencer.buffer.isDefined) &&
+      (batch.nonEmpty || released > 0 || clock.map(_.fields) != clockBefore)
+    ) {
       state.update(JoinShardState.write(sequencer, p.explicitName, streamRows, clock))
     }
     // Called in every micro-batch (1 ms: the next one) while records wait: the idle clock may release them.
@@ -117,7 +130,8 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
       val side = if (row.getInt(In.Side) == TableSide) "table" else "stream"
       throw new IllegalStateException(
         s"${p.operatorName}: a $side row has a null event time; every row needs one. Filter such rows out (or " +
-          "fill them) before the join.")
+          "fill them) before the join."
+      )
     }
     row.getLong(In.Time)
   }

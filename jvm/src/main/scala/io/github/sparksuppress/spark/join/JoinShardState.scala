@@ -6,8 +6,8 @@ import io.github.sparksuppress.core._
 import io.github.sparksuppress.spark.common._
 
 /**
- * The stored state of one shard of a stream-table join's sequencer: the table's observed stream time and the
- * grace buffer (with its stream time and the buffered stream rows).
+ * The stored state of one shard of a stream-table join's sequencer: the table's observed stream time and the grace
+ * buffer (with its stream time and the buffered stream rows).
  *
  * {{{
  *   header (StateHeader) | table time (zig-zag) | has buffer (byte) [| stream row descriptor | buffer entries]
@@ -20,8 +20,12 @@ import io.github.sparksuppress.spark.common._
 private[spark] object JoinShardState {
   val Format: Int = 1
 
-  def write(s: StreamTableSequencer[Array[Byte], Row, Row], name: Option[String], rows: RowCodec,
-      clock: Option[IdleClock] = None): Array[Byte] = {
+  def write(
+      s: StreamTableSequencer[Array[Byte], Row, Row],
+      name: Option[String],
+      rows: RowCodec,
+      clock: Option[IdleClock] = None
+  ): Array[Byte] = {
     val out = new ByteWriter(64 + s.buffer.fold(0)(_.numRecords) * 64)
     StateHeader.write(out, Format, name)
     out.writeZigZag(s.tableTime.fold(TableStreamTime.None)(_.time))
@@ -46,16 +50,19 @@ private[spark] object JoinShardState {
     out.toByteArray
   }
 
-  /** Restores stored state into a fresh sequencer; returns the shard's idle clock when `idleTimeoutMs` is set. A
-   *  buffer stored by a join that has no grace period any more is refused rather than dropped, since its records
-   *  would be lost. */
+  /**
+   * Restores stored state into a fresh sequencer; returns the shard's idle clock when `idleTimeoutMs` is set. A
+   * buffer stored by a join that has no grace period any more is refused rather than dropped, since its records would
+   * be lost.
+   */
   def read(
       bytes: Array[Byte],
       into: StreamTableSequencer[Array[Byte], Row, Row],
       name: Option[String],
       operator: String,
       rows: RowCodec,
-      idleTimeoutMs: Option[Long] = None): Option[IdleClock] = {
+      idleTimeoutMs: Option[Long] = None
+  ): Option[IdleClock] = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, operator, "join state")(readShard(in, into, name, operator, rows, idleTimeoutMs))
   }
@@ -66,7 +73,8 @@ private[spark] object JoinShardState {
       name: Option[String],
       operator: String,
       rows: RowCodec,
-      idleTimeoutMs: Option[Long]): Option[IdleClock] = {
+      idleTimeoutMs: Option[Long]
+  ): Option[IdleClock] = {
     StateHeader.read(in, Format, name, operator, "join state")
     val tableTime = in.readZigZag()
     into.tableTime.foreach(_.advanceTo(tableTime))
@@ -81,7 +89,8 @@ private[spark] object JoinShardState {
             throw new IllegalStateException(
               s"$operator: the checkpoint holds ${probe.numRecords} stream records waiting in the grace buffer, but " +
                 "the join now has no grace period. Restart with the grace period it had, let the records drain, " +
-                "or start from a new checkpoint (they would be lost).")
+                "or start from a new checkpoint (they would be lost)."
+            )
           }
       }
     }

@@ -13,15 +13,22 @@ import io.github.sparksuppress.spark.common._
 /**
  * Everything the executors need to run one suppress operator; built and checked on the driver.
  *
- * @param inputSchema   the user's columns (watermark markers removed), which are buffered and emitted
- * @param keyColumns    indices of the key columns in `inputSchema`
- * @param valueColumns  indices of the columns whose size counts as the value's
- * @param window        where the window's bounds are, for windowed input
- * @param windowEndIsBufferTime true for `untilWindowCloses` (buffer time = window end)
- * @param emitLate      (untilWindowCloses) an update whose window has closed leaves at once with `late = true`; the
- *                      output has the user's columns and `late`
- * @param idleTimeoutMs (event-time clock) each group's stream time runs on with the wall clock once it stood still
- *                      this long ([[IdleClock]]); the operator then has processing-time timeouts
+ * @param inputSchema
+ *   the user's columns (watermark markers removed), which are buffered and emitted
+ * @param keyColumns
+ *   indices of the key columns in `inputSchema`
+ * @param valueColumns
+ *   indices of the columns whose size counts as the value's
+ * @param window
+ *   where the window's bounds are, for windowed input
+ * @param windowEndIsBufferTime
+ *   true for `untilWindowCloses` (buffer time = window end)
+ * @param emitLate
+ *   (untilWindowCloses) an update whose window has closed leaves at once with `late = true`; the output has the
+ *   user's columns and `late`
+ * @param idleTimeoutMs
+ *   (event-time clock) each group's stream time runs on with the wall clock once it stood still this long
+ *   ([[IdleClock]]); the operator then has processing-time timeouts
  */
 private[sparksuppress] final case class SuppressParams(
     operatorName: String,
@@ -39,7 +46,8 @@ private[sparksuppress] final case class SuppressParams(
     sharded: Boolean,
     epoch: Long,
     emitLate: Boolean = false,
-    idleTimeoutMs: Option[Long] = None)
+    idleTimeoutMs: Option[Long] = None
+)
 
 /**
  * The function `flatMapGroupsWithState` calls for each group: one key (unbounded buffers) or one shard (bounded
@@ -73,7 +81,8 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val now = (p.clock, idleClock) match {
       case (SuppressionClock.ProcessingTime, _) => state.getCurrentProcessingTimeMs()
       case (_, None) => watermark
-      case (_, Some(c)) => c.runAt(watermark, state.getCurrentProcessingTimeMs(), decides = !buffer.isEmpty || batch.nonEmpty)
+      case (_, Some(c)) =>
+        c.runAt(watermark, state.getCurrentProcessingTimeMs(), decides = !buffer.isEmpty || batch.nonEmpty)
     }
     // Kafka samples a buffer when it is opened: here, the first time this run sees the shard.
     if (p.sharded && restoredEpoch != p.epoch) suppressor.sample()
@@ -83,7 +92,8 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
 
     val out = new ArrayBuffer[Row]()
     val emitter = new SuppressionEmitter[Array[Byte], Row] {
-      def emit(record: BufferedRecord[Array[Byte], Row]): Unit = out += (if (p.emitLate) flagged(record.value, late = false) else record.value)
+      def emit(record: BufferedRecord[Array[Byte], Row]): Unit =
+        out += (if (p.emitLate) flagged(record.value, late = false) else record.value)
     }
 
     suppressor.evictExpired(now, emitter)
@@ -106,7 +116,15 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
         if (p.emitLate && bufferTime <= TimeMath.minus(streamTime, p.spec.timeLimitMs)) {
           suppressor.evictExpired(streamTime, emitter)
           out += flagged(payload, late = true)
-        } else suppressor.put(row.getAs[Array[Byte]](layout.Key), payload, ts, bufferTime, size(payload), streamTime, emitter)
+        } else suppressor.put(
+          row.getAs[Array[Byte]](layout.Key),
+          payload,
+          ts,
+          bufferTime,
+          size(payload),
+          streamTime,
+          emitter
+        )
         i += 1
       }
     }
@@ -155,7 +173,8 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     if (row.isNullAt(p.timestampColumn)) {
       throw new IllegalStateException(
         s"${p.operatorName}: the event-time column '${p.inputSchema.fields(p.timestampColumn).name}' is null in an " +
-          "input row; every row needs an event time. Filter such rows out (or fill them) before the operator.")
+          "input row; every row needs an event time. Filter such rows out (or fill them) before the operator."
+      )
     }
     val ms = WindowBounds.millis(row.get(p.timestampColumn))
     // Spark's watermark never goes below 0, so stream time could not follow such records (Kafka refuses negative
@@ -165,7 +184,8 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
         s"${p.operatorName}: an input row has the event time ${row.get(p.timestampColumn)} (before 1970-01-01), " +
           s"in column '${p.inputSchema.fields(p.timestampColumn).name}'. Spark's event-time watermark never goes " +
           "below 1970-01-01, so suppress cannot keep time for such records. Filter them out, or shift the event " +
-          "times of the whole stream to after 1970 before the operator.")
+          "times of the whole stream to after 1970 before the operator."
+      )
     }
     ms
   }
@@ -188,8 +208,15 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
   }
 
   private def size(payload: Row): Long =
-    EntrySize.ofEntry(p.sizeModel, payload, p.inputSchema, p.keyColumns, p.valueColumns, p.window.isDefined,
-      isTombstone(payload))
+    EntrySize.ofEntry(
+      p.sizeModel,
+      payload,
+      p.inputSchema,
+      p.keyColumns,
+      p.valueColumns,
+      p.window.isDefined,
+      isTombstone(payload)
+    )
 
   @transient private lazy val BySeq: java.util.Comparator[Row] =
     (a: Row, b: Row) => java.lang.Long.compare(a.getLong(layout.Seq), b.getLong(layout.Seq))

@@ -5,17 +5,19 @@ import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
 /**
  * The rows of a stand-alone suppress. What its state function reads: the input's columns as they are, then the
- * encoded key and the arrival sequence (then, when the buffer is bounded, the shard it is grouped by). What it
- * emits: the input's columns, then, with late updates emitted, the `late` flag. One object builds the select list
- * and names the ordinals, so that the two cannot disagree.
+ * encoded key and the arrival sequence (then, when the buffer is bounded, the shard it is grouped by). What it emits:
+ * the input's columns, then, with late updates emitted, the `late` flag. One object builds the select list and names
+ * the ordinals, so that the two cannot disagree.
  */
 private[spark] final case class SuppressLayout(input: StructType) {
   private val user = input.length
 
   /** Ordinal of the encoded key in a row the function reads. */
   val Key: Int = user
+
   /** Ordinal of the arrival sequence in a row the function reads. */
   val Seq: Int = user + 1
+
   /** Ordinal of the `late` flag in an emitted row (when late updates are emitted). */
   val Late: Int = user
 

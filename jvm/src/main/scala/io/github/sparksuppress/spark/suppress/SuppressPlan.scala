@@ -10,8 +10,10 @@ import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.core.SuppressionClock
 import io.github.sparksuppress.spark.common._
 
-/** Builds the Spark plan of a [[Suppress]]: checks the input, adds the internal columns, groups and calls
- *  `flatMapGroupsWithState` with a [[SuppressFunction]]. */
+/**
+ * Builds the Spark plan of a [[Suppress]]: checks the input, adds the internal columns, groups and calls
+ * `flatMapGroupsWithState` with a [[SuppressFunction]].
+ */
 private[sparksuppress] object SuppressPlan {
   val RocksDBProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
   val LateColumn: String = SuppressLayout.LateColumn
@@ -22,7 +24,8 @@ private[sparksuppress] object SuppressPlan {
     val operator = s"suppress '$name'"
     InputColumns.requireStreaming(df, "the input", operator)
     InputColumns.requireNoUpstreamStatefulOperator(df, operator)
-    if (s.key == null || s.key.isEmpty) throw new IllegalArgumentException(s"$operator: key must name at least one column.")
+    if (s.key == null || s.key.isEmpty)
+      throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(s.key, "key", operator)
 
     val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
@@ -40,14 +43,21 @@ private[sparksuppress] object SuppressPlan {
     val windowIdx: Set[Int] = s.window.toSeq.flatMap {
       case WindowColumnNames.Struct(c) => Seq(InputColumns.index(schema, c, "window", operator))
       case WindowColumnNames.StartEnd(a, b) =>
-        Seq(InputColumns.index(schema, a, "window start", operator), InputColumns.index(schema, b, "window end", operator))
+        Seq(
+          InputColumns.index(schema, a, "window start", operator),
+          InputColumns.index(schema, b, "window end", operator)
+        )
     }.toSet
     val overlapping = keyIdx.filter(i => i == tsIdx || windowIdx.contains(i) || tombIdx.contains(i))
     if (overlapping.nonEmpty) {
       throw new IllegalArgumentException(
-        s"$operator: key column '${schema.fields(overlapping.head).name}' is also the event-time, window or tombstone column.")
+        s"$operator: key column '${schema.fields(overlapping.head).name}' is also the event-time, window or " +
+          s"tombstone column."
+      )
     }
-    val valueIdx = schema.indices.filterNot(i => keyIdx.contains(i) || i == tsIdx || windowIdx.contains(i) || tombIdx.contains(i)).toArray
+    val valueIdx = schema.indices.filterNot(i =>
+      keyIdx.contains(i) || i == tsIdx || windowIdx.contains(i) || tombIdx.contains(i)
+    ).toArray
 
     if (s.clock == SuppressionClock.EventTime) InputColumns.requireWatermark(df, "the input", s.timestamp, operator)
     if (s.spillToDisk) requireRocksDB(df, operator)
@@ -72,12 +82,14 @@ private[sparksuppress] object SuppressPlan {
       sharded = s.sharded,
       epoch = nextEpoch(),
       emitLate = s.emitLate,
-      idleTimeoutMs = s.idleTimeoutMs)
+      idleTimeoutMs = s.idleTimeoutMs
+    )
     val layout = SuppressLayout(schema)
     if (s.emitLate && schema.fieldNames.exists(_.equalsIgnoreCase(LateColumn))) {
       throw new IllegalArgumentException(
         s"$operator: the input has a column named '$LateColumn', which the output uses to flag late updates. " +
-          "Rename that column before the operator.")
+          "Rename that column before the operator."
+      )
     }
     val outputSchema = layout.outputSchema(flagsLate = s.emitLate)
 
@@ -87,24 +99,32 @@ private[sparksuppress] object SuppressPlan {
           Seq(col(ColumnNames.quote(c) + ".start"), col(ColumnNames.quote(c) + ".end"))
         case WindowColumnNames.StartEnd(a, b) => Seq(col(ColumnNames.quote(a)), col(ColumnNames.quote(b)))
       }
-    val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(StructType(keyIdx.map(schema.fields))), keyIdx.length, window.isDefined), BinaryType)
+    val keyBytes = udf(
+      new KeyBytesUdf(KeyEncoding.encoder(StructType(keyIdx.map(schema.fields))), keyIdx.length, window.isDefined),
+      BinaryType
+    )
       .apply(struct(keyInputs: _*))
 
     val bypassed = WatermarkBypass(df)
     val userColumns = schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))
     val withKey = bypassed.select(
-      layout.columns(userColumns, keyBytes, ArrivalSequence.column) :+ col(WatermarkBypass.AnchorColumn): _*)
+      layout.columns(userColumns, keyBytes, ArrivalSequence.column) :+ col(WatermarkBypass.AnchorColumn): _*
+    )
     val (internal, groupColumn) =
       if (!s.sharded) (withKey, SuppressLayout.KeyColumn)
       else {
         val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
         val shardUdf = udf(new ShardUdf(shards), BinaryType)
-        (withKey.withColumn(SuppressLayout.GroupColumn, shardUdf(col(SuppressLayout.KeyColumn))), SuppressLayout.GroupColumn)
+        (
+          withKey.withColumn(SuppressLayout.GroupColumn, shardUdf(col(SuppressLayout.KeyColumn))),
+          SuppressLayout.GroupColumn
+        )
       }
 
     // With an idle timeout, groups are called on the wall clock (one timeout kind per operator): docs/suppress.md.
     val timeout =
-      if (s.clock == SuppressionClock.ProcessingTime || s.idleTimeoutMs.isDefined) GroupStateTimeout.ProcessingTimeTimeout()
+      if (s.clock == SuppressionClock.ProcessingTime || s.idleTimeoutMs.isDefined)
+        GroupStateTimeout.ProcessingTimeTimeout()
       else GroupStateTimeout.EventTimeTimeout()
     val fn = new SuppressFunction(params, op.accumulator)
     val out = internal
@@ -122,14 +142,17 @@ private[sparksuppress] object SuppressPlan {
 
   /** untilWindowCloses over input with no window, stand-alone or in a chain: Kafka refuses it at build time too. */
   def notWindowed(operator: String): IllegalArgumentException = new IllegalArgumentException(
-    s"$operator: untilWindowCloses needs windowed input: Window close time is only defined for windowed computations. " +
+    s"$operator: untilWindowCloses needs windowed input: " +
+      "Window close time is only defined for windowed computations. " +
       "Pass window (a struct column with start and end, as window() produces, or the start and end columns), or put " +
-      "the suppress after aggregate_windowed in the same query; after a non-windowed aggregate use untilTimeLimit.")
+      "the suppress after aggregate_windowed in the same query; after a non-windowed aggregate use untilTimeLimit."
+  )
 
   /** untilWindowCloses on windowed input whose grace nothing upstream in the query gives. */
   def noGrace(operator: String): IllegalArgumentException = new IllegalArgumentException(
     s"$operator: untilWindowCloses needs grace: how long after a window's end late updates may still arrive " +
-      "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none).")
+      "(e.g. the grace of the windowed aggregation that produced the input; Duration.ZERO for none)."
+  )
 
   /** spillToDisk() needs the RocksDB state store provider (one check for the stand-alone suppress and a chain's). */
   def requireRocksDB(df: DataFrame, operator: String): Unit = {
@@ -137,8 +160,10 @@ private[sparksuppress] object SuppressPlan {
     if (!provider.contains("RocksDB")) {
       throw new IllegalArgumentException(
         s"$operator: spillToDisk() keeps the buffer in the RocksDB state store, but the session's " +
-          s"spark.sql.streaming.stateStore.providerClass is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)" else provider}'. " +
-          s"Set it to $RocksDBProvider before starting the query.")
+          s"spark.sql.streaming.stateStore.providerClass is '${if (provider.isEmpty) "(default: HDFS-backed, in memory)"
+            else provider}'. " +
+          s"Set it to $RocksDBProvider before starting the query."
+      )
     }
   }
 }

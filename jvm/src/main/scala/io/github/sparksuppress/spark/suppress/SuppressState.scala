@@ -13,11 +13,11 @@ import io.github.sparksuppress.spark.common._
  *   | [format 2: the idle clock (IdleClock.write)] | row schema descriptor | buffer entries (SuppressionBufferCodec)
  * }}}
  *
- * The format byte lets a future version refuse or migrate old state with a clear message; the name guards
- * against loading another named operator's state; the epoch tells metrics whether an entry was buffered before
- * this run of the query; the descriptor lets buffered rows survive added or dropped columns. Format 2 is written
- * only with an idle timeout, so checkpoints of operators without one keep format 1; either reads with the option
- * on or off (a clock missing from format 1 starts afresh, a stored one is skipped when the option is off).
+ * The format byte lets a future version refuse or migrate old state with a clear message; the name guards against
+ * loading another named operator's state; the epoch tells metrics whether an entry was buffered before this run of
+ * the query; the descriptor lets buffered rows survive added or dropped columns. Format 2 is written only with an
+ * idle timeout, so checkpoints of operators without one keep format 1; either reads with the option on or off (a
+ * clock missing from format 1 starts afresh, a stored one is skipped when the option is off).
  */
 private[spark] object SuppressState {
   val Format: Int = 1
@@ -28,7 +28,8 @@ private[spark] object SuppressState {
       name: Option[String],
       epoch: Long,
       rows: RowCodec,
-      clock: Option[IdleClock] = None): Array[Byte] = {
+      clock: Option[IdleClock] = None
+  ): Array[Byte] = {
     val out = new ByteWriter(64 + buffer.numRecords * 64)
     StateHeader.write(out, if (clock.isDefined) IdleFormat else Format, name)
     out.writeZigZag(epoch)
@@ -45,7 +46,8 @@ private[spark] object SuppressState {
       name: Option[String],
       operator: String,
       rows: RowCodec,
-      idleTimeoutMs: Option[Long] = None): (Long, Option[IdleClock]) = {
+      idleTimeoutMs: Option[Long] = None
+  ): (Long, Option[IdleClock]) = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, operator, "state") {
       val format = StateHeader.readAny(in, Seq(Format, IdleFormat), name, operator, "state")

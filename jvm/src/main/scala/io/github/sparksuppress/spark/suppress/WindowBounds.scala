@@ -38,13 +38,15 @@ private[sparksuppress] object WindowBounds {
     case WindowColumnNames.Struct(c) =>
       val i = InputColumns.index(schema, c, "window", operator)
       schema.fields(i).dataType match {
-        case st: StructType if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
-            InputColumns.isTimestamp(st.fields(1).dataType) =>
+        case st: StructType
+            if st.length >= 2 && InputColumns.isTimestamp(st.fields(0).dataType) &&
+              InputColumns.isTimestamp(st.fields(1).dataType) =>
           InStruct(i, c)
         case other =>
           throw new IllegalArgumentException(
             s"$operator: window column '$c' must be a struct of timestamps (start, end), as window() produces, " +
-              s"but it is ${other.simpleString}.")
+              s"but it is ${other.simpleString}."
+          )
       }
     case WindowColumnNames.StartEnd(a, b) =>
       val i = InputColumns.index(schema, a, "window start", operator)
@@ -57,5 +59,6 @@ private[sparksuppress] object WindowBounds {
   private def nullWindow(operator: String, name: String): Nothing =
     throw new IllegalStateException(
       s"$operator: the window ($name) is null in an input row; windowed input needs a window on every row. " +
-        "Filter such rows out before the operator.")
+        "Filter such rows out before the operator."
+    )
 }

@@ -12,7 +12,8 @@ private[sparksuppress] final class AggregateBuffer(val parts: Array[AggregatePar
  * The user's aggregate columns as one core [[Aggregation]] over [[AggregateBuffer]]s: records go into every
  * accumulator, buffers merge part by part. Buffers are mutable: `add` and `merge` change the first argument.
  */
-private[sparksuppress] final class AggregateBuffers(val aggregates: Array[AggregateColumn]) extends Aggregation[InputRecord, AggregateBuffer] {
+private[sparksuppress] final class AggregateBuffers(val aggregates: Array[AggregateColumn])
+    extends Aggregation[InputRecord, AggregateBuffer] {
 
   def initial(): AggregateBuffer = {
     // A loop, not `map`: this runs per window and partial, and `map` looks up a ClassTag each time.

@@ -9,29 +9,32 @@ import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 import io.github.sparksuppress.spark.common._
 
 /**
- * The running state of one aggregate in one window. `add` takes a record, `merge` another accumulator of the
- * same aggregate (a partial from before the shuffle, or a session being merged); both leave `other` untouched.
+ * The running state of one aggregate in one window. `add` takes a record, `merge` another accumulator of the same
+ * aggregate (a partial from before the shuffle, or a session being merged); both leave `other` untouched.
  */
 private[sparksuppress] abstract class AggregatePartial {
   def add(record: InputRecord): Unit
   def merge(other: AggregatePartial): Unit
   def copy(): AggregatePartial
+
   /** The aggregate's value, as an external (Row) value of its result type. */
   def result(): Any
   def write(out: ByteWriter): Unit
   def read(in: ByteReader): Unit
+
   /** Called on buffers read back from stored state: forgets what only made sense within the batch that stored it. */
   def settle(): Unit = ()
 }
 
 /**
- * One aggregate column of a windowed aggregation, resolved on the driver from the user's Spark aggregate:
- * its output name and type, and where its inputs are among the evaluated aggregate inputs.
+ * One aggregate column of a windowed aggregation, resolved on the driver from the user's Spark aggregate: its output
+ * name and type, and where its inputs are among the evaluated aggregate inputs.
  */
 private[sparksuppress] trait AggregateColumn extends Serializable {
   def name: String
   def resultType: DataType
   def newAccumulator(): AggregatePartial
+
   /** What the stored state depends on: a change makes stored buffers unreadable. */
   def layout: String
 }
@@ -71,8 +74,13 @@ private[sparksuppress] object CountAggregate {
  * `sum(x)` with Spark's result types: integral inputs sum to a long (overflow handled as Spark's eval mode says),
  * floating-point to a double, decimals exactly to `DECIMAL(min(p + 10, 38), s)`. Null when no input was non-null.
  */
-private[sparksuppress] final case class SumAggregate(name: String, input: Int, inputType: DataType, resultType: DataType, overflow: OverflowMode)
-    extends AggregateColumn {
+private[sparksuppress] final case class SumAggregate(
+    name: String,
+    input: Int,
+    inputType: DataType,
+    resultType: DataType,
+    overflow: OverflowMode
+) extends AggregateColumn {
   def layout: String = s"sum(${inputType.simpleString})"
   def newAccumulator(): AggregatePartial = inputType match {
     case ByteType | ShortType | IntegerType | LongType => new SumAggregate.Integral(this)
@@ -85,7 +93,8 @@ private[sparksuppress] final case class SumAggregate(name: String, input: Int, i
       throw new ArithmeticException(
         s"sum '$name' overflowed ${resultType.simpleString} in a window. Use try_sum semantics by setting " +
           "spark.sql.ansi.enabled=false before building the query (the sum is then null on overflow), or sum a " +
-          "wider type (e.g. cast the input to DECIMAL(38, 0)).")
+          "wider type (e.g. cast the input to DECIMAL(38, 0))."
+      )
   }
 }
 
@@ -109,8 +118,12 @@ private[sparksuppress] object SumAggregate {
     }
     def copy(): AggregatePartial = { val c = new Integral(spec); c.sum = sum; c.any = any; c.overflow = overflow; c }
     def result(): Any = if (!any) null else if (overflow) spec.overflowed() else sum
-    def write(out: ByteWriter): Unit = { out.writeByte((if (any) 1 else 0) | (if (overflow) 2 else 0)); out.writeZigZag(sum) }
-    def read(in: ByteReader): Unit = { val f = in.readByte(); any = (f & 1) != 0; overflow = (f & 2) != 0; sum = in.readZigZag() }
+    def write(out: ByteWriter): Unit = {
+      out.writeByte((if (any) 1 else 0) | (if (overflow) 2 else 0)); out.writeZigZag(sum)
+    }
+    def read(in: ByteReader): Unit = {
+      val f = in.readByte(); any = (f & 1) != 0; overflow = (f & 2) != 0; sum = in.readZigZag()
+    }
   }
 
   final class Fractional(spec: SumAggregate) extends AggregatePartial {
@@ -120,11 +133,17 @@ private[sparksuppress] object SumAggregate {
       sum += r.get(spec.input).asInstanceOf[Number].doubleValue()
       any = true
     }
-    def merge(other: AggregatePartial): Unit = { val o = other.asInstanceOf[Fractional]; if (o.any) { sum += o.sum; any = true } }
+    def merge(other: AggregatePartial): Unit = {
+      val o = other.asInstanceOf[Fractional]; if (o.any) { sum += o.sum; any = true }
+    }
     def copy(): AggregatePartial = { val c = new Fractional(spec); c.sum = sum; c.any = any; c }
     def result(): Any = if (any) sum else null
-    def write(out: ByteWriter): Unit = { out.writeByte(if (any) 1 else 0); out.writeZigZag(java.lang.Double.doubleToRawLongBits(sum)) }
-    def read(in: ByteReader): Unit = { any = in.readByte() != 0; sum = java.lang.Double.longBitsToDouble(in.readZigZag()) }
+    def write(out: ByteWriter): Unit = {
+      out.writeByte(if (any) 1 else 0); out.writeZigZag(java.lang.Double.doubleToRawLongBits(sum))
+    }
+    def read(in: ByteReader): Unit = {
+      any = in.readByte() != 0; sum = java.lang.Double.longBitsToDouble(in.readZigZag())
+    }
   }
 
   final class Exact(spec: SumAggregate) extends AggregatePartial {
@@ -138,15 +157,21 @@ private[sparksuppress] object SumAggregate {
       if (o != null) sum = if (sum == null) o else sum.add(o)
     }
     def copy(): AggregatePartial = { val c = new Exact(spec); c.sum = sum; c }
-    def result(): Any = if (sum == null) null else Decimals.fit(sum, spec.resultType.asInstanceOf[DecimalType], spec.overflowed())
+    def result(): Any =
+      if (sum == null) null else Decimals.fit(sum, spec.resultType.asInstanceOf[DecimalType], spec.overflowed())
     def write(out: ByteWriter): Unit = Decimals.write(out, sum)
     def read(in: ByteReader): Unit = sum = Decimals.read(in)
   }
 }
 
 /** `avg(x)`: a double for numeric inputs, a decimal (Spark's result type, rounded half-up) for decimal inputs. */
-private[sparksuppress] final case class AverageAggregate(name: String, input: Int, inputType: DataType, resultType: DataType, overflow: OverflowMode)
-    extends AggregateColumn {
+private[sparksuppress] final case class AverageAggregate(
+    name: String,
+    input: Int,
+    inputType: DataType,
+    resultType: DataType,
+    overflow: OverflowMode
+) extends AggregateColumn {
   def layout: String = s"avg(${inputType.simpleString})"
   def newAccumulator(): AggregatePartial = inputType match {
     case _: DecimalType => new AverageAggregate.Exact(this)
@@ -165,7 +190,9 @@ private[sparksuppress] object AverageAggregate {
     def merge(other: AggregatePartial): Unit = { val o = other.asInstanceOf[Fractional]; sum += o.sum; n += o.n }
     def copy(): AggregatePartial = { val c = new Fractional(spec); c.sum = sum; c.n = n; c }
     def result(): Any = if (n == 0) null else sum / n
-    def write(out: ByteWriter): Unit = { out.writeVarLong(n); out.writeZigZag(java.lang.Double.doubleToRawLongBits(sum)) }
+    def write(out: ByteWriter): Unit = {
+      out.writeVarLong(n); out.writeZigZag(java.lang.Double.doubleToRawLongBits(sum))
+    }
     def read(in: ByteReader): Unit = { n = in.readVarLong(); sum = java.lang.Double.longBitsToDouble(in.readZigZag()) }
   }
 
@@ -182,11 +209,17 @@ private[sparksuppress] object AverageAggregate {
       if (o.sum != null) { sum = if (sum == null) o.sum else sum.add(o.sum); n += o.n }
     }
     def copy(): AggregatePartial = { val c = new Exact(spec); c.sum = sum; c.n = n; c }
-    def result(): Any = if (n == 0) null else {
+    def result(): Any = if (n == 0) null
+    else {
       val t = spec.resultType.asInstanceOf[DecimalType]
-      Decimals.fit(sum.divide(JBigDecimal.valueOf(n), t.scale, RoundingMode.HALF_UP), t,
+      Decimals.fit(
+        sum.divide(JBigDecimal.valueOf(n), t.scale, RoundingMode.HALF_UP),
+        t,
         if (spec.overflow == OverflowMode.Fail) throw new ArithmeticException(
-          s"avg '${spec.name}' does not fit ${t.simpleString}; cast its input to a wider decimal.") else null)
+          s"avg '${spec.name}' does not fit ${t.simpleString}; cast its input to a wider decimal."
+        )
+        else null
+      )
     }
     def write(out: ByteWriter): Unit = { out.writeVarLong(n); Decimals.write(out, sum) }
     def read(in: ByteReader): Unit = { n = in.readVarLong(); sum = Decimals.read(in) }
@@ -194,7 +227,8 @@ private[sparksuppress] object AverageAggregate {
 }
 
 /** `min(x)` / `max(x)` in Spark SQL's value order; null when no input was non-null. */
-private[sparksuppress] final case class ExtremeAggregate(name: String, input: Int, resultType: DataType, isMax: Boolean) extends AggregateColumn {
+private[sparksuppress] final case class ExtremeAggregate(name: String, input: Int, resultType: DataType, isMax: Boolean)
+    extends AggregateColumn {
   def layout: String = s"${if (isMax) "max" else "min"}(${resultType.simpleString})"
   @transient private[spark] lazy val ordering: Ordering[Any] = ValueOrdering.forType(resultType).get
   @transient private[spark] lazy val values = new ValueCodec(resultType)
@@ -220,12 +254,17 @@ private[sparksuppress] object ExtremeAggregate {
 }
 
 /**
- * `first(x)` / `last(x)`: the value of the record with the earliest / latest event time in the window, ties
- * going to the earlier / later arrival (a streaming aggregation has no other defined order); with
- * `ignoreNulls`, null values are skipped.
+ * `first(x)` / `last(x)`: the value of the record with the earliest / latest event time in the window, ties going to
+ * the earlier / later arrival (a streaming aggregation has no other defined order); with `ignoreNulls`, null values
+ * are skipped.
  */
-private[sparksuppress] final case class PositionalAggregate(name: String, input: Int, resultType: DataType, isLast: Boolean, ignoreNulls: Boolean)
-    extends AggregateColumn {
+private[sparksuppress] final case class PositionalAggregate(
+    name: String,
+    input: Int,
+    resultType: DataType,
+    isLast: Boolean,
+    ignoreNulls: Boolean
+) extends AggregateColumn {
   def layout: String = s"${if (isLast) "last" else "first"}(${resultType.simpleString},$ignoreNulls)"
   @transient private[spark] lazy val values = new ValueCodec(resultType)
   def newAccumulator(): AggregatePartial = new PositionalAggregate.Acc(this)
@@ -249,7 +288,9 @@ private[sparksuppress] object PositionalAggregate {
       val isNull = r.isNullAt(spec.input)
       if (!(isNull && spec.ignoreNulls)) offer(if (isNull) null else r.get(spec.input), r.ts, r.seq)
     }
-    def merge(other: AggregatePartial): Unit = { val o = other.asInstanceOf[Acc]; if (o.set) offer(o.value, o.ts, o.seq) }
+    def merge(other: AggregatePartial): Unit = {
+      val o = other.asInstanceOf[Acc]; if (o.set) offer(o.value, o.ts, o.seq)
+    }
     def copy(): AggregatePartial = { val c = new Acc(spec); c.set = set; c.value = value; c.ts = ts; c.seq = seq; c }
     def result(): Any = value
     def write(out: ByteWriter): Unit = {
@@ -273,15 +314,22 @@ private[sparksuppress] object PositionalAggregate {
  * the order the key's records reach the operator (a source partition's order). Null values are skipped: Kafka's
  * reduce never sees one. Null orders sort first.
  */
-private[sparksuppress] final case class ArrivalAggregate(name: String, input: Int, resultType: DataType, order: Option[(Int, DataType)])
-    extends AggregateColumn {
+private[sparksuppress] final case class ArrivalAggregate(
+    name: String,
+    input: Int,
+    resultType: DataType,
+    order: Option[(Int, DataType)]
+) extends AggregateColumn {
   def layout: String = s"latest(${resultType.simpleString},${order.map(_._2.simpleString).getOrElse("arrival")})"
   @transient private[spark] lazy val values = new ValueCodec(resultType)
-  @transient private[spark] lazy val orders = order.map { case (_, t) => (new ValueCodec(t), ValueOrdering.forType(t).get) }
+  @transient private[spark] lazy val orders = order.map { case (_, t) =>
+    (new ValueCodec(t), ValueOrdering.forType(t).get)
+  }
   def newAccumulator(): AggregatePartial = new ArrivalAggregate.Acc(this)
 }
 
 private[sparksuppress] object ArrivalAggregate {
+
   /** `seq` of a value read back from stored state: it arrived before every record of the running micro-batch. */
   private final val Stored = Long.MinValue
 
@@ -316,7 +364,9 @@ private[sparksuppress] object ArrivalAggregate {
       val o = other.asInstanceOf[Acc]
       if (o.set) offer(o.value, o.order, o.seq)
     }
-    def copy(): AggregatePartial = { val c = new Acc(spec); c.set = set; c.value = value; c.order = order; c.seq = seq; c }
+    def copy(): AggregatePartial = {
+      val c = new Acc(spec); c.set = set; c.value = value; c.order = order; c.seq = seq; c
+    }
     def result(): Any = value
     def write(out: ByteWriter): Unit = {
       out.writeByte(if (set) 1 else 0)

@@ -7,8 +7,8 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.spark.common._
 
 /**
- * A record as the aggregates see it: its evaluated aggregate inputs as external (`Row`) values, its event time
- * and its arrival sequence. One instance is reused for every record of a task.
+ * A record as the aggregates see it: its evaluated aggregate inputs as external (`Row`) values, its event time and
+ * its arrival sequence. One instance is reused for every record of a task.
  */
 private[sparksuppress] abstract class InputRecord {
   var ts: Long = 0L
@@ -29,7 +29,8 @@ private[sparksuppress] final class RowInputRecord extends InputRecord {
  * A record still in Spark's internal form (the map side). Inputs are converted to external values only when an
  * aggregate reads them, and not at all for the types whose internal and external values are the same.
  */
-private[sparksuppress] final class InternalInputRecord(inputs: Seq[Expression], schema: StructType) extends InputRecord {
+private[sparksuppress] final class InternalInputRecord(inputs: Seq[Expression], schema: StructType)
+    extends InputRecord {
   var row: InternalRow = _
   private val columns = new InternalColumns(inputs)
   private val external: Array[Any => Any] = schema.fields.map(f => InternalInputRecord.toExternal(f.dataType))

@@ -11,8 +11,11 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, L
  * over `order`, or `last` without one) is only what Spark's analyzer checks the arguments against: Spark has no
  * arrival order across micro-batches to evaluate it by.
  */
-private[sparksuppress] final case class LatestArrival(value: Expression, order: Option[Expression], replacement: Expression)
-    extends AggregateFunction
+private[sparksuppress] final case class LatestArrival(
+    value: Expression,
+    order: Option[Expression],
+    replacement: Expression
+) extends AggregateFunction
     with RuntimeReplaceableAggregate
     with InheritAnalysisRules {
 
@@ -40,7 +43,8 @@ private[sparksuppress] object LatestArrival {
    * aggregations the function has no meaning Spark could give it.
    */
   def bind(e: Expression): Expression = e.transformUp {
-    case f: UnresolvedFunction if f.nameParts.map(_.toLowerCase(java.util.Locale.ROOT)) == Seq(Name) => build(f.arguments)
+    case f: UnresolvedFunction if f.nameParts.map(_.toLowerCase(java.util.Locale.ROOT)) == Seq(Name) =>
+      build(f.arguments)
   }
 
   private def build(arguments: Seq[Expression]): Expression = arguments match {
@@ -50,6 +54,7 @@ private[sparksuppress] object LatestArrival {
     case other =>
       throw new IllegalArgumentException(
         s"$Name takes a value and optionally an order column (latest(value) or latest(value, order_by)); got " +
-          s"${other.length} arguments.")
+          s"${other.length} arguments."
+      )
   }
 }

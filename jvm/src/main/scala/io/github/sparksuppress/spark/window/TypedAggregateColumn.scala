@@ -10,13 +10,15 @@ import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 import io.github.sparksuppress.spark.common._
 
 /**
- * A typed `org.apache.spark.sql.expressions.Aggregator`, passed as `functions.udaf(aggregator)(columns...)`.
- * It is applied as Kafka applies its aggregators: record by record in arrival order (`reduce` for a record,
- * `merge(zero, ...)` folds for session merges), never pre-combined, because an Aggregator need not be a
- * monoid (Kafka's test aggregators are not). Buffers are stored as the aggregator's buffer encoder writes them.
+ * A typed `org.apache.spark.sql.expressions.Aggregator`, passed as `functions.udaf(aggregator)(columns...)`. It is
+ * applied as Kafka applies its aggregators: record by record in arrival order (`reduce` for a record,
+ * `merge(zero, ...)` folds for session merges), never pre-combined, because an Aggregator need not be a monoid
+ * (Kafka's test aggregators are not). Buffers are stored as the aggregator's buffer encoder writes them.
  *
- * @param inputs       positions of the aggregator's arguments among the evaluated aggregate inputs
- * @param inputSchema  their types (after the casts Spark's analyzer added)
+ * @param inputs
+ *   positions of the aggregator's arguments among the evaluated aggregate inputs
+ * @param inputSchema
+ *   their types (after the casts Spark's analyzer added)
  */
 private[sparksuppress] final case class TypedAggregateColumn(
     name: String,
@@ -25,8 +27,8 @@ private[sparksuppress] final case class TypedAggregateColumn(
     aggregator: Aggregator[Any, Any, Any],
     inputEncoder: ExpressionEncoder[Any],
     bufferEncoder: ExpressionEncoder[Any],
-    resultType: DataType)
-    extends AggregateColumn {
+    resultType: DataType
+) extends AggregateColumn {
 
   def layout: String = s"typed(${aggregator.getClass.getName},${bufferEncoder.schema.simpleString})"
 

@@ -4,9 +4,9 @@ import org.apache.spark.sql.types._
 import io.github.sparksuppress.spark.common._
 
 /**
- * Spark SQL's order of external (Row) values, for `min` and `max`: numbers by value with NaN greatest and
- * -0.0 equal to 0.0, strings by UTF-8 bytes (code point order, not Java's UTF-16 order), binaries unsigned
- * lexicographically, booleans false first, dates and times chronologically.
+ * Spark SQL's order of external (Row) values, for `min` and `max`: numbers by value with NaN greatest and -0.0 equal
+ * to 0.0, strings by UTF-8 bytes (code point order, not Java's UTF-16 order), binaries unsigned lexicographically,
+ * booleans false first, dates and times chronologically.
  */
 private[spark] object ValueOrdering {
 
@@ -19,7 +19,8 @@ private[spark] object ValueOrdering {
     case BooleanType => by[Boolean](_.asInstanceOf[Boolean])
     case DateType => by[Long](v => KeyDate.epochDay(v))
     case TimestampType | TimestampNTZType => by[Long](SparkTime.micros)
-    case _: DayTimeIntervalType => by[java.time.Duration](_.asInstanceOf[java.time.Duration])(Ordering.ordered[java.time.Duration](identity))
+    case _: DayTimeIntervalType =>
+      by[java.time.Duration](_.asInstanceOf[java.time.Duration])(Ordering.ordered[java.time.Duration](identity))
     case _: YearMonthIntervalType => by[Long](_.asInstanceOf[java.time.Period].toTotalMonths)
     case _ => null
   })
@@ -68,7 +69,8 @@ private[spark] object ValueOrdering {
   }
 
   private val binaries: Ordering[Any] = new Ordering[Any] {
-    def compare(a: Any, b: Any): Int = java.util.Arrays.compareUnsigned(a.asInstanceOf[Array[Byte]], b.asInstanceOf[Array[Byte]])
+    def compare(a: Any, b: Any): Int =
+      java.util.Arrays.compareUnsigned(a.asInstanceOf[Array[Byte]], b.asInstanceOf[Array[Byte]])
   }
 }
 

@@ -12,21 +12,23 @@ import io.github.sparksuppress.core._
 import io.github.sparksuppress.spark.common._
 
 /**
- * The function `flatMapGroupsWithState` calls for each key of a windowed aggregation (and for the group of
- * partition summaries). It only maps rows, time and timers onto the core's [[WindowedAggregator]]:
+ * The function `flatMapGroupsWithState` calls for each key of a windowed aggregation (and for the group of partition
+ * summaries). It only maps rows, time and timers onto the core's [[WindowedAggregator]]:
  *
- *  - stream time is the batch's watermark, advanced by the key's records in arrival order; windows already
- *    closed at the watermark close first (their timer may not have fired, when the key also has data);
- *  - records are applied one by one, or pre-combined partials per input partition, each partition at the
- *    stream time its records start from (see [[TimeWindowPartials]]);
- *  - the key's state is written only when something changed, and one event-time timer waits for the
- *    earliest window that will close;
- *  - with an idle timeout, stream time starts from the larger of the watermark and the key's idle clock; no
- *    event-time timers exist then (one timeout kind per operator), so a key with open windows asks to be called in
- *    every micro-batch, where it sees both the watermark and the wall clock move.
+ *   - stream time is the batch's watermark, advanced by the key's records in arrival order; windows already closed at
+ *     the watermark close first (their timer may not have fired, when the key also has data);
+ *   - records are applied one by one, or pre-combined partials per input partition, each partition at the stream time
+ *     its records start from (see [[TimeWindowPartials]]);
+ *   - the key's state is written only when something changed, and one event-time timer waits for the earliest window
+ *     that will close;
+ *   - with an idle timeout, stream time starts from the larger of the watermark and the key's idle clock; no
+ *     event-time timers exist then (one timeout kind per operator), so a key with open windows asks to be called in
+ *     every micro-batch, where it sees both the watermark and the wall clock move.
  */
-private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregateParams, metrics: OperatorMetricsAccumulator)
-    extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
+private[sparksuppress] final class WindowAggregateFunction(
+    p: WindowAggregateParams,
+    metrics: OperatorMetricsAccumulator
+) extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
   import ShuffleRows._
 
   private val layout = new ShuffleRows(p.keySchema.length)
@@ -83,8 +85,12 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
   }
 
   /** Applies the records one by one from stream time `start`; returns the stream time after them. */
-  private def applyRecords(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], start: Long,
-      sink: OutputSink): Long = {
+  private def applyRecords(
+      batch: Array[Row],
+      aggregator: WindowedAggregator[InputRecord, AggregateBuffer],
+      start: Long,
+      sink: OutputSink
+  ): Long = {
     val record = new RowInputRecord
     record.offset = Inputs
     var streamTime = start
@@ -100,11 +106,17 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     streamTime
   }
 
-  /** Applies each input partition's partials at the stream time before that partition's records, from stream time
-   *  `start`, and records a partition passed on uncombined one by one after its partials (each row of those has
-   *  an arrival sequence of its own); returns the stream time after them and the records the map side dropped. */
-  private def applyPartials(batch: Array[Row], aggregator: WindowedAggregator[InputRecord, AggregateBuffer], start: Long,
-      sink: OutputSink): (Long, Long) = {
+  /**
+   * Applies each input partition's partials at the stream time before that partition's records, from stream time
+   * `start`, and records a partition passed on uncombined one by one after its partials (each row of those has an
+   * arrival sequence of its own); returns the stream time after them and the records the map side dropped.
+   */
+  private def applyPartials(
+      batch: Array[Row],
+      aggregator: WindowedAggregator[InputRecord, AggregateBuffer],
+      start: Long,
+      sink: OutputSink
+  ): (Long, Long) = {
     val time = aggregator.asInstanceOf[TimeWindowAggregator[InputRecord, AggregateBuffer]]
     val record = new RowInputRecord
     record.offset = Inputs
@@ -137,8 +149,15 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
   }
 
   /** One input row into the aggregator at stream time `streamTime`, through `holder`, which a batch reuses. */
-  private def addRecord(aggregator: WindowedAggregator[InputRecord, AggregateBuffer], holder: RowInputRecord, row: Row,
-      ts: Long, seq: Long, streamTime: Long, sink: OutputSink): Unit = {
+  private def addRecord(
+      aggregator: WindowedAggregator[InputRecord, AggregateBuffer],
+      holder: RowInputRecord,
+      row: Row,
+      ts: Long,
+      seq: Long,
+      streamTime: Long,
+      sink: OutputSink
+  ): Unit = {
     holder.row = row
     holder.ts = ts
     holder.seq = seq
@@ -157,28 +176,37 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
     }
   }
 
-  private def report(m: WindowAggregationMetrics, predropped: Long, state: GroupState[Array[Byte]]): Unit = if (metrics != null) {
-    metrics.count("dropped", m.dropped + predropped)
-    if (m.emittedFinal > 0) {
-      // A window could be emitted once the batch's stream time reached its close time: at the latest when the
-      // micro-batch started.
-      val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
-      metrics.count("emitted-final", m.emittedFinal)
-      metrics.count("emit-latency-total", latency * m.emittedFinal)
-      metrics.max("emit-latency-max", latency)
+  private def report(m: WindowAggregationMetrics, predropped: Long, state: GroupState[Array[Byte]]): Unit =
+    if (metrics != null) {
+      metrics.count("dropped", m.dropped + predropped)
+      if (m.emittedFinal > 0) {
+        // A window could be emitted once the batch's stream time reached its close time: at the latest when the
+        // micro-batch started.
+        val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
+        metrics.count("emitted-final", m.emittedFinal)
+        metrics.count("emit-latency-total", latency * m.emittedFinal)
+        metrics.max("emit-latency-max", latency)
+      }
     }
-  }
 
   private final class OutputSink(keyValues: Row) extends WindowSink[AggregateBuffer] {
     val out = new ArrayBuffer[Row]()
-    def result(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, false)
-    def retraction(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit = out += row(start, end, timestamp, buffer, true)
+    def result(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit =
+      out += row(start, end, timestamp, buffer, false)
+    def retraction(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit =
+      out += row(start, end, timestamp, buffer, true)
     override def takesLate: Boolean = p.emitLate
     override def late(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer): Unit =
       out += row(start, end, timestamp, buffer, retraction = false, late = true)
 
-    private def row(start: Long, end: Long, timestamp: Long, buffer: AggregateBuffer, retraction: Boolean,
-        late: Boolean = false): Row = {
+    private def row(
+        start: Long,
+        end: Long,
+        timestamp: Long,
+        buffer: AggregateBuffer,
+        retraction: Boolean,
+        late: Boolean = false
+    ): Row = {
       val keys = keyValues.length
       val extra = (if (p.retractions) 1 else 0) + (if (p.emitLate) 1 else 0)
       val values = new Array[Any](keys + 2 + p.aggregates.length + extra)
@@ -195,7 +223,8 @@ private[sparksuppress] final class WindowAggregateFunction(p: WindowAggregatePar
   }
 
   private def time(ms: Long): Any =
-    if (p.timestampNtz) LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC) else new java.sql.Timestamp(ms)
+    if (p.timestampNtz) LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC)
+    else new java.sql.Timestamp(ms)
 
   @transient private lazy val BySeq: java.util.Comparator[Row] =
     (a: Row, b: Row) => java.lang.Long.compare(a.getLong(Arrival), b.getLong(Arrival))

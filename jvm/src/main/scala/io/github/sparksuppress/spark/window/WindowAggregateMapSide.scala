@@ -3,7 +3,13 @@ package io.github.sparksuppress.spark.window
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow, Generator, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression,
+  GenericInternalRow,
+  Generator,
+  UnsafeProjection,
+  UnsafeRow
+}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 
@@ -13,25 +19,25 @@ import io.github.sparksuppress.spark.common._
 
 /**
  * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
- * micro-batch). Its children are `key columns (as the input has them)..., event time (epoch ms, or a
- * TIMESTAMP_NTZ value in microseconds), aggregate inputs...`; it emits [[ShuffleRows]].
+ * micro-batch). Its children are `key columns (as the input has them)..., event time (epoch ms, or a TIMESTAMP_NTZ
+ * value in microseconds), aggregate inputs...`; it emits [[ShuffleRows]].
  *
- * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record
- * that is combined costs a key projection, a hash lookup and an accumulator update, and is never converted to
- * an external `Row` (that conversion, and the one back, cost more than the combining in a `Row`-based map side).
- * The combined partials leave in `terminate`, which Spark calls once the partition's records are consumed.
+ * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record that is
+ * combined costs a key projection, a hash lookup and an accumulator update, and is never converted to an external
+ * `Row` (that conversion, and the one back, cost more than the combining in a `Row`-based map side). The combined
+ * partials leave in `terminate`, which Spark calls once the partition's records are consumed.
  *
- * Records without a key (all key columns null) or without a usable event time (null, or before the epoch,
- * where Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the
- * partition's [[LatenessSketch]] (Kafka measures lateness before a record reaches the aggregation). Then either
- * each record travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining,
- * each key's records are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and
- * only partials travel on.
+ * Records without a key (all key columns null) or without a usable event time (null, or before the epoch, where
+ * Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the partition's
+ * [[LatenessSketch]] (Kafka measures lateness before a record reaches the aggregation). Then either each record
+ * travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining, each key's records
+ * are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and only partials travel
+ * on.
  *
  * Combining pays only when keys repeat within a partition. After `combineCheck` records, a partition that has seen
- * more than half as many keys as records stops combining: its later records travel on alone (a hash map of
- * nearly every key, and a partial per record, would cost more than they save). They arrive after the partition's
- * partials, which hold its earlier records, and the state operator applies them one by one.
+ * more than half as many keys as records stops combining: its later records travel on alone (a hash map of nearly
+ * every key, and a partial per record, would cost more than they save). They arrive after the partition's partials,
+ * which hold its earlier records, and the state operator applies them one by one.
  */
 private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
     extends Generator with CodegenFallback {
@@ -63,7 +69,8 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     private val columns = new InternalColumns(children)
     // Key columns that travel as bytes (see WindowAggregateParams.groupSchema).
     private val asBytes = Array.tabulate(keys)(k =>
-      p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType)
+      p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType
+    )
     private var position = 0L
     private val lateness = new LatenessSketch()
     private var unkeyed = 0L
@@ -73,8 +80,12 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     // type) and its partials per time window.
     private val buffers = if (p.precombine) new AggregateBuffers(p.aggregates) else null
     private val keyRow = if (p.precombine) UnsafeProjection.create(children.take(keys)) else null
-    private val byKey = if (p.precombine) new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024) else null
-    private val record = if (p.precombine) new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema) else null
+    private val byKey = if (p.precombine)
+      new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024)
+    else null
+    private val record = if (p.precombine)
+      new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema)
+    else null
 
     /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
     private def eventTime(row: InternalRow): Long = {
@@ -86,7 +97,8 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       lateness.add(ms)
       var k = 0
       while (k < keys && columns.isNullAt(row, k)) k += 1
-      if (k == keys) { unkeyed += 1; Long.MinValue } else ms
+      if (k == keys) { unkeyed += 1; Long.MinValue }
+      else ms
     }
 
     private var combining = p.precombine
@@ -115,7 +127,8 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       val key = keyRow(row)
       var partials = byKey.get(key)
       if (partials == null) {
-        partials = new TimeWindowPartials[InputRecord, AggregateBuffer](p.definition.asInstanceOf[TimeWindowDefinition], buffers)
+        partials =
+          new TimeWindowPartials[InputRecord, AggregateBuffer](p.definition.asInstanceOf[TimeWindowDefinition], buffers)
         byKey.put(key.copy(), partials)
       }
       record.row = row
@@ -136,9 +149,26 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
           buffers.partialCodec.write(blob, partial.buffer)
           val kind = if (partial.slice) SlicePartial else Partial
           // Only a key's first row carries its partition-wide figures, so that they count once.
-          out += (if (w == 0) keyed(key, kind, partial.maxTs, partial.start, partial.records, blob.toByteArray,
-            partials.maxTs, partials.dropped)
-          else keyed(key, kind, partial.maxTs, partial.start, partial.records, blob.toByteArray, Long.MinValue, 0L))
+          out += (if (w == 0) keyed(
+                    key,
+                    kind,
+                    partial.maxTs,
+                    partial.start,
+                    partial.records,
+                    blob.toByteArray,
+                    partials.maxTs,
+                    partials.dropped
+                  )
+                  else keyed(
+                    key,
+                    kind,
+                    partial.maxTs,
+                    partial.start,
+                    partial.records,
+                    blob.toByteArray,
+                    Long.MinValue,
+                    0L
+                  ))
           w += 1
         }
       }
@@ -154,8 +184,16 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       out
     }
 
-    private def keyed(key: UnsafeRow, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte], keyMax: Long,
-        keyDropped: Long): InternalRow = {
+    private def keyed(
+        key: UnsafeRow,
+        kind: Int,
+        ts: Long,
+        start: Long,
+        n: Long,
+        blob: Array[Byte],
+        keyMax: Long,
+        keyDropped: Long
+    ): InternalRow = {
       val values = new Array[Any](width)
       var k = 0
       while (k < keys) {
@@ -166,10 +204,20 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       new GenericInternalRow(values)
     }
 
-    private def fill(values: Array[Any], seq: Long, kind: Int, ts: Long, start: Long, n: Long, blob: Array[Byte],
-        keyMax: Long, keyDropped: Long): Unit = {
+    private def fill(
+        values: Array[Any],
+        seq: Long,
+        kind: Int,
+        ts: Long,
+        start: Long,
+        n: Long,
+        blob: Array[Byte],
+        keyMax: Long,
+        keyDropped: Long
+    ): Unit = {
       values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
-      values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax; values(layout.KeyDropped) = keyDropped
+      values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax;
+      values(layout.KeyDropped) = keyDropped
     }
 
     /** Key column `k`'s internal value as it travels (see [[WindowAggregateParams.groupSchema]]). */

@@ -8,19 +8,28 @@ import io.github.sparksuppress.spark.common._
 /**
  * Everything the executors need to run one windowed aggregation; built and checked on the driver.
  *
- * @param keySchema      the key columns (watermark markers removed), as the output has them
- * @param groupSchema    the key columns as they travel and group: strings of the default collation as their
- *                       UTF-8 bytes (grouping alike, but no decoding or string hashing per record)
- * @param inputSchema    the evaluated aggregate inputs
- * @param precombine     records are combined per key and window before the shuffle (time windows, final
- *                       results, built-in aggregates only)
- * @param timestampNtz   the event-time column is TIMESTAMP_NTZ (the output times are then too)
- * @param emitLate       records dropped for a closed window leave as rows too; the output has a `late` column
- * @param fingerprint    what stored state depends on (windows, aggregates, key types); checked on restore
- * @param idleTimeoutMs  each key's stream time runs on with the wall clock once it stood still this long
- *                       ([[io.github.sparksuppress.core.IdleClock]]); the operator then has processing-time timeouts
- * @param combineCheck   with `precombine`: after this many records, an input partition whose keys are mostly distinct
- *                       so far stops combining and passes its further records through (see [[WindowAggregateMapSide]])
+ * @param keySchema
+ *   the key columns (watermark markers removed), as the output has them
+ * @param groupSchema
+ *   the key columns as they travel and group: strings of the default collation as their UTF-8 bytes (grouping alike,
+ *   but no decoding or string hashing per record)
+ * @param inputSchema
+ *   the evaluated aggregate inputs
+ * @param precombine
+ *   records are combined per key and window before the shuffle (time windows, final results, built-in aggregates
+ *   only)
+ * @param timestampNtz
+ *   the event-time column is TIMESTAMP_NTZ (the output times are then too)
+ * @param emitLate
+ *   records dropped for a closed window leave as rows too; the output has a `late` column
+ * @param fingerprint
+ *   what stored state depends on (windows, aggregates, key types); checked on restore
+ * @param idleTimeoutMs
+ *   each key's stream time runs on with the wall clock once it stood still this long
+ *   ([[io.github.sparksuppress.core.IdleClock]]); the operator then has processing-time timeouts
+ * @param combineCheck
+ *   with `precombine`: after this many records, an input partition whose keys are mostly distinct so far stops
+ *   combining and passes its further records through (see [[WindowAggregateMapSide]])
  */
 private[sparksuppress] final case class WindowAggregateParams(
     operatorName: String,
@@ -36,7 +45,8 @@ private[sparksuppress] final case class WindowAggregateParams(
     fingerprint: Long,
     emitLate: Boolean = false,
     idleTimeoutMs: Option[Long] = None,
-    combineCheck: Int = WindowAggregateParams.DefaultCombineCheck) {
+    combineCheck: Int = WindowAggregateParams.DefaultCombineCheck
+) {
 
   /** Sessions emitting updates also retract the sessions a merge removes. */
   def retractions: Boolean = mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
@@ -48,8 +58,8 @@ private[sparksuppress] final case class WindowAggregateParams(
 
   /**
    * The output `window.end`: exclusive, as Spark's `window()` and `session_window()` give it. Time windows keep
-   * Kafka's exclusive end; a sliding window's inclusive end becomes end + 1 ms; a session ends `gap` after its
-   * last record, as `session_window` has it (Kafka's inclusive session end is the result's timestamp).
+   * Kafka's exclusive end; a sliding window's inclusive end becomes end + 1 ms; a session ends `gap` after its last
+   * record, as `session_window` has it (Kafka's inclusive session end is the result's timestamp).
    */
   def outputEnd(end: Long): Long = definition match {
     case _: SlidingWindowDefinition => end + 1
@@ -59,6 +69,7 @@ private[sparksuppress] final case class WindowAggregateParams(
 }
 
 private[sparksuppress] object WindowAggregateParams {
+
   /** Records an input partition combines before it checks whether combining pays. */
   val DefaultCombineCheck = 16384
 
@@ -67,20 +78,19 @@ private[sparksuppress] object WindowAggregateParams {
 }
 
 /**
- * The rows between the map side and the state operator: the key columns (the grouping key; all null for
- * partition summaries, which puts them in one group of their own: records without a key never travel), then the
- * row's arrival sequence and kind, which tells the state operator what each row is; the other columns depend on
- * the kind:
+ * The rows between the map side and the state operator: the key columns (the grouping key; all null for partition
+ * summaries, which puts them in one group of their own: records without a key never travel), then the row's arrival
+ * sequence and kind, which tells the state operator what each row is; the other columns depend on the kind:
  *
- *  - [[ShuffleRows.Record]]: `ts` and the aggregate inputs (without pre-combining, or after an input partition
- *    stopped combining);
- *  - [[ShuffleRows.Partial]]: `ts` = largest record timestamp, `start` = window start, `n` = records,
- *    `blob` = the partial buffer; the first partial of a key in an input partition also carries the key's
- *    largest timestamp there (`keyMax`, else Long.MinValue) and its records dropped there (`keyDropped`);
- *  - [[ShuffleRows.KeySummary]]: `keyMax` and `keyDropped` alone, for a key all of whose records in the
- *    partition were dropped there;
- *  - [[ShuffleRows.PartitionSummary]]: per input partition: `blob` = lateness sketch and null-key and
- *    invalid-time drops.
+ *   - [[ShuffleRows.Record]]: `ts` and the aggregate inputs (without pre-combining, or after an input partition
+ *     stopped combining);
+ *   - [[ShuffleRows.Partial]]: `ts` = largest record timestamp, `start` = window start, `n` = records, `blob` = the
+ *     partial buffer; the first partial of a key in an input partition also carries the key's largest timestamp there
+ *     (`keyMax`, else Long.MinValue) and its records dropped there (`keyDropped`);
+ *   - [[ShuffleRows.KeySummary]]: `keyMax` and `keyDropped` alone, for a key all of whose records in the partition
+ *     were dropped there;
+ *   - [[ShuffleRows.PartitionSummary]]: per input partition: `blob` = lateness sketch and null-key and invalid-time
+ *     drops.
  */
 private[spark] final class ShuffleRows(val keys: Int) extends Serializable {
   val Arrival: Int = keys
@@ -110,6 +120,8 @@ private[spark] object ShuffleRows {
       StructField("__spark_suppress_n", LongType, nullable = false),
       StructField("__spark_suppress_blob", BinaryType, nullable = true),
       StructField("__spark_suppress_key_max", LongType, nullable = false),
-      StructField("__spark_suppress_key_dropped", LongType, nullable = false)) ++
-      inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true)))
+      StructField("__spark_suppress_key_dropped", LongType, nullable = false)
+    ) ++
+      inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true))
+  )
 }

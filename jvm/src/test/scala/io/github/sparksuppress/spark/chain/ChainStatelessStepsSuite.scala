@@ -12,27 +12,36 @@ import io.github.sparksuppress.spark.SparkSessionSuite
 import io.github.sparksuppress.testing.TestDriver
 
 /**
- * `where` and `select`/`withColumn` between two of this library's operators run inside the chain, with the
- * semantics Kafka gives `filter` and `mapValues` at that place. Every expected output below is derived by hand from
- * Kafka's rules, named in each test; each case is chosen so that Spark's own filter after the operator (a stream
- * filter) would emit something else.
+ * `where` and `select`/`withColumn` between two of this library's operators run inside the chain, with the semantics
+ * Kafka gives `filter` and `mapValues` at that place. Every expected output below is derived by hand from Kafka's
+ * rules, named in each test; each case is chosen so that Spark's own filter after the operator (a stream filter)
+ * would emit something else.
  */
 class ChainStatelessStepsSuite extends SparkSessionSuite {
 
   override protected def extraConf: Map[String, String] = Map("spark.sql.shuffle.partitions" -> "1")
 
-  private val schema = StructType(Seq(StructField("key", StringType), StructField("ts", TimestampType),
-    StructField("value", LongType)))
+  private val schema = StructType(Seq(
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", LongType)
+  ))
 
   private def at(key: String, ts: Long, value: Long): Row = Row(key, new Timestamp(ts), value)
 
   private val latest = Aggregate(Seq("key"), "ts", Seq(Latest.column(col("value")).as("value")))
-  private val immediately = Suppress(Seq("key"), "ts", Suppressed.untilTimeLimit(Duration.ZERO, BufferConfig.unbounded()))
+  private val immediately =
+    Suppress(Seq("key"), "ts", Suppressed.untilTimeLimit(Duration.ZERO, BufferConfig.unbounded()))
 
   /** (key, value or "tombstone", ts) of what each step emitted. */
-  private def run(driver: TestDriver, rows: Seq[Row], restartAfter: Set[Int] = Set.empty): Seq[Seq[(String, String, Long)]] =
+  private def run(
+      driver: TestDriver,
+      rows: Seq[Row],
+      restartAfter: Set[Int] = Set.empty
+  ): Seq[Seq[(String, String, Long)]] =
     rows.zipWithIndex.map { case (r, i) =>
-      val out = driver.step(r) ++ (if (restartAfter(i)) { driver.restart(); driver.advance() } else Nil)
+      val out = driver.step(r) ++ (if (restartAfter(i)) { driver.restart(); driver.advance() }
+                                   else Nil)
       out.map { o =>
         val deleted = o.schema.fieldNames.contains("retraction") && o.getBoolean(o.fieldIndex("retraction"))
         val value = if (deleted) "tombstone" else String.valueOf(o.get(o.fieldIndex("value")))
@@ -62,7 +71,7 @@ class ChainStatelessStepsSuite extends SparkSessionSuite {
   test("a table filter remembers which keys passed across a restart from the checkpoint") {
     val driver = started(_.transform(latest).where(col("value") >= 5).transform(immediately))
     try assert(run(driver, ups, restartAfter = Set(0, 2)) ===
-      Seq(Seq(("a", "7", 1L)), Seq(("a", "tombstone", 2L)), Nil, Seq(("a", "9", 4L)), Nil))
+        Seq(Seq(("a", "7", 1L)), Seq(("a", "tombstone", 2L)), Nil, Seq(("a", "9", 4L)), Nil))
     finally driver.stop()
   }
 
@@ -72,20 +81,30 @@ class ChainStatelessStepsSuite extends SparkSessionSuite {
     // Change(null, null) for each failing update; KStreamWindowAggregate drops null keys only, so count() counts
     // it. Counts per key: a: 1 (fails), 2, 3 -> the windowed count of [0, 10) goes 1, 2, 3. A stream filter would
     // drop the first and count 1, 2.
-    val windowed = AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)),
-      Seq(count(lit(1)).as("value")), EmitStrategy.onWindowUpdate())
+    val windowed = AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)),
+      Seq(count(lit(1)).as("value")),
+      EmitStrategy.onWindowUpdate()
+    )
     val counts = Aggregate(Seq("key"), "ts", Seq(count(lit(1)).as("value")))
     val driver = started(_.transform(counts).where(col("value") >= 2).transform(windowed))
     try assert(run(driver, Seq(at("a", 1, 0), at("a", 2, 0), at("a", 3, 0))) ===
-      Seq(Seq(("a", "1", 1L)), Seq(("a", "2", 2L)), Seq(("a", "3", 3L))))
+        Seq(Seq(("a", "1", 1L)), Seq(("a", "2", 2L)), Seq(("a", "3", 3L))))
     finally driver.stop()
   }
 
   test("withColumn between two operators is mapValues: it changes the value and keeps key, window and time") {
     // Kafka: mapValues forwards every record with the new value and the same key, window and timestamp. A tumbling
     // count of 10 ms, doubled, then final results: [0, 10) closes at 10 + grace 2 = 12.
-    val windowed = AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
-      Seq(count(lit(1)).as("n")), EmitStrategy.onWindowUpdate())
+    val windowed = AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
+      Seq(count(lit(1)).as("n")),
+      EmitStrategy.onWindowUpdate()
+    )
     val finals = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
     val driver = started(_.transform(windowed).withColumn("value", col("n") * 2).transform(finals))
     try {
@@ -98,18 +117,31 @@ class ChainStatelessStepsSuite extends SparkSessionSuite {
     // Kafka: KStream.filter drops a record that fails, forwarding nothing. The left join's unmatched order fails
     // `tier is not null`; the matched one passes and is counted.
     val orders = StructType(Seq(StructField("key", StringType), StructField("ts", TimestampType)))
-    val tiers = StructType(Seq(StructField("key", StringType), StructField("changed_at", TimestampType),
-      StructField("tier", StringType)))
+    val tiers = StructType(Seq(
+      StructField("key", StringType),
+      StructField("changed_at", TimestampType),
+      StructField("tier", StringType)
+    ))
     val driver = TestDriver(spark)
     try {
       val o = driver.addInput("orders", orders, "ts", "0 seconds")
       val t = driver.addInput("tiers", tiers, null, null)
       driver.start(o
-        .transform(StreamTableJoin("key", "ts", ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)), Joined.left()))
+        .transform(StreamTableJoin(
+          "key",
+          "ts",
+          ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)),
+          Joined.left()
+        ))
         .where(col("tier").isNotNull)
         .select(col("key"), col("ts"), upper(col("tier")).as("tier"))
-        .transform(AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(1000)),
-          Seq(count(lit(1)).as("n")), EmitStrategy.onWindowUpdate())))
+        .transform(AggregateWindowed(
+          Seq("key"),
+          "ts",
+          TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(1000)),
+          Seq(count(lit(1)).as("n")),
+          EmitStrategy.onWindowUpdate()
+        )))
       assert(driver.stepInput("orders", Seq(Row("a", new Timestamp(100)))) === Nil)
       driver.stepInput("tiers", Seq(Row("a", new Timestamp(0), "gold")))
       val counted = driver.stepInput("orders", Seq(Row("a", new Timestamp(200))))
@@ -117,17 +149,26 @@ class ChainStatelessStepsSuite extends SparkSessionSuite {
     } finally driver.stop()
   }
 
-  test("re-keying, dropping the event time and other Spark operators between two operators are refused, naming the way out") {
+  test(
+    "re-keying, dropping the event time and other Spark operators between two operators are refused, naming the way out"
+  ) {
     val driver = TestDriver(spark, schema, "ts")
     val counts = driver.input.transform(latest)
-    val rekeyed = intercept[IllegalArgumentException](counts.withColumn("key", upper(col("key"))).transform(immediately))
-    assert(rekeyed.getMessage.contains("replaces column 'key', the key") && rekeyed.getMessage.contains("second query") &&
-      rekeyed.getMessage.contains("repartition topic"), rekeyed.getMessage)
+    val rekeyed =
+      intercept[IllegalArgumentException](counts.withColumn("key", upper(col("key"))).transform(immediately))
+    assert(
+      rekeyed.getMessage.contains("replaces column 'key', the key") && rekeyed.getMessage.contains("second query") &&
+        rekeyed.getMessage.contains("repartition topic"),
+      rekeyed.getMessage
+    )
     val noTime = intercept[IllegalArgumentException](counts.select("key", "value").transform(immediately))
     assert(noTime.getMessage.contains("drops column 'ts', the event time"), noTime.getMessage)
     val other = intercept[IllegalArgumentException](counts.dropDuplicates("key").transform(immediately))
-    assert(other.getMessage.contains("applies Spark's Deduplicate to the output of aggregate") &&
-      other.getMessage.contains("write the upstream result to a sink"), other.getMessage)
+    assert(
+      other.getMessage.contains("applies Spark's Deduplicate to the output of aggregate") &&
+        other.getMessage.contains("write the upstream result to a sink"),
+      other.getMessage
+    )
     val random = intercept[IllegalArgumentException](counts.where(rand() > 0.5).transform(immediately))
     assert(random.getMessage.contains("not deterministic"), random.getMessage)
   }

@@ -16,9 +16,9 @@ import io.github.sparksuppress.testing.TestDriver
 import io.github.sparksuppress.testkit.Vectors
 
 /**
- * Chains of this library's operators in ONE streaming query, through the Scala API: Kafka's chain vectors one
- * record per micro-batch, and a three-operator chain stopped and restarted from its checkpoint, which must emit
- * exactly what an uninterrupted run emits. Runs once per state store provider.
+ * Chains of this library's operators in ONE streaming query, through the Scala API: Kafka's chain vectors one record
+ * per micro-batch, and a three-operator chain stopped and restarted from its checkpoint, which must emit exactly what
+ * an uninterrupted run emits. Runs once per state store provider.
  */
 abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
 
@@ -26,23 +26,39 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
     Map("spark.sql.shuffle.partitions" -> "1") ++ provider.map("spark.sql.streaming.stateStore.providerClass" -> _)
 
   private val schema = StructType(Seq(
-    StructField("key", StringType), StructField("ts", TimestampType), StructField("value", StringType),
-    StructField("deleted", BooleanType)))
+    StructField("key", StringType),
+    StructField("ts", TimestampType),
+    StructField("value", StringType),
+    StructField("deleted", BooleanType)
+  ))
 
   private def vector(id: String): JsonNode =
     Vectors.familyIn(Vectors.chainsDirectory, "chains.json").find(_.get("id").asText() == id).get
 
   private def row(r: JsonNode): Row =
-    Row(r.get("key").asText(), new Timestamp(r.get("ts").asLong()), Vectors.textOrNull(r.get("value")), r.get("value").isNull)
+    Row(
+      r.get("key").asText(),
+      new Timestamp(r.get("ts").asLong()),
+      Vectors.textOrNull(r.get("value")),
+      r.get("value").isNull
+    )
 
   /** What each step emitted, as (key, window start, Kafka window end or -1, value, ts), sorted within the step. */
-  private def run(driver: TestDriver, v: JsonNode, kafkaEnd: Row => Long, restartAfter: Set[Int] = Set.empty): Map[Int, Seq[String]] = {
+  private def run(
+      driver: TestDriver,
+      v: JsonNode,
+      kafkaEnd: Row => Long,
+      restartAfter: Set[Int] = Set.empty
+  ): Map[Int, Seq[String]] = {
     val out = mutable.Map.empty[Int, Seq[String]]
     Vectors.array(v.get("input")).foreach { r =>
       val seq = r.get("seq").asInt()
-      val rows = driver.step(row(r)) ++ (if (restartAfter(seq)) { driver.restart(); driver.advance() } else Nil)
+      val rows = driver.step(row(r)) ++ (if (restartAfter(seq)) { driver.restart(); driver.advance() }
+                                         else Nil)
       val rendered = rows.map { o =>
-        val window = if (o.schema.fieldNames.contains("window")) s"${o.getStruct(o.fieldIndex("window")).getTimestamp(0).getTime},${kafkaEnd(o)}" else "-"
+        val window = if (o.schema.fieldNames.contains("window"))
+          s"${o.getStruct(o.fieldIndex("window")).getTimestamp(0).getTime},${kafkaEnd(o)}"
+        else "-"
         val value = o.get(o.fieldIndex("value"))
         s"${o.getString(0)}@$window=$value@${o.getTimestamp(o.fieldIndex("ts")).getTime}"
       }.sorted
@@ -54,19 +70,26 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
   private def expected(v: JsonNode): Map[Int, Seq[String]] =
     Vectors.array(v.get("expected")).groupBy(_.get("after_seq").asInt()).map { case (seq, os) =>
       seq -> os.map { o =>
-        val window = if (o.has("window_start")) s"${o.get("window_start").asLong()},${o.get("window_end").asLong()}" else "-"
+        val window =
+          if (o.has("window_start")) s"${o.get("window_start").asLong()},${o.get("window_end").asLong()}" else "-"
         s"${o.get("key").asText()}@$window=${Vectors.textOrNull(o.get("value"))}@${o.get("ts").asLong()}"
       }.sorted
     }
 
   private def timeEnd(o: Row): Long = o.getStruct(o.fieldIndex("window")).getTimestamp(1).getTime
 
-  test("chain.c1.000: aggregate_windowed(onWindowUpdate, count) -> suppress(untilWindowCloses) in one query, as Kafka") {
+  test(
+    "chain.c1.000: aggregate_windowed(onWindowUpdate, count) -> suppress(untilWindowCloses) in one query, as Kafka"
+  ) {
     val v = vector("chain.c1.000")
     val driver = TestDriver(spark, schema, "ts")
-    val counts = driver.input.transform(AggregateWindowed(Seq("key"), "ts",
-      TimeWindows.ofSizeAndGrace(Duration.ofMillis(8), Duration.ofMillis(3)), Seq(count(lit(1)).as("value")),
-      EmitStrategy.onWindowUpdate()))
+    val counts = driver.input.transform(AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(8), Duration.ofMillis(3)),
+      Seq(count(lit(1)).as("value")),
+      EmitStrategy.onWindowUpdate()
+    ))
     val finals = counts.transform(Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded())))
     driver.start(finals)
     try assert(run(driver, v, timeEnd) === expected(v))
@@ -77,21 +100,34 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
     val v = vector("chain.c2.001")
     val driver = TestDriver(spark, schema, "ts")
     val latest = driver.input.transform(Aggregate(Seq("key"), "ts", Seq(last("value").as("value"))))
-    val limited = latest.transform(Suppress(Seq("key"), "ts",
-      Suppressed.untilTimeLimit(Duration.ofMillis(1), BufferConfig.maxRecords(3).emitEarlyWhenFull())))
+    val limited = latest.transform(Suppress(
+      Seq("key"),
+      "ts",
+      Suppressed.untilTimeLimit(Duration.ofMillis(1), BufferConfig.maxRecords(3).emitEarlyWhenFull())
+    ))
     driver.start(limited)
     try assert(run(driver, v, timeEnd) === expected(v))
     finally driver.stop()
   }
 
-  test("chain.c5.003: a table's changelog -> suppress(untilTimeLimit) -> aggregate_windowed(count), tombstones counted, as Kafka") {
+  test(
+    "chain.c5.003: a table's changelog -> suppress(untilTimeLimit) -> aggregate_windowed(count), tombstones " +
+      "counted, as Kafka"
+  ) {
     val v = vector("chain.c5.003")
     val driver = TestDriver(spark, schema, "ts")
-    val released = driver.input.transform(Suppress(Seq("key"), "ts",
-      Suppressed.untilTimeLimit(Duration.ofMillis(2), BufferConfig.unbounded())).withTombstone("deleted"))
-    val counts = released.transform(AggregateWindowed(Seq("key"), "ts",
-      TimeWindows.ofSizeAndGrace(Duration.ofMillis(7), Duration.ofMillis(2)), Seq(count(lit(1)).as("value")),
-      EmitStrategy.onWindowUpdate()))
+    val released = driver.input.transform(Suppress(
+      Seq("key"),
+      "ts",
+      Suppressed.untilTimeLimit(Duration.ofMillis(2), BufferConfig.unbounded())
+    ).withTombstone("deleted"))
+    val counts = released.transform(AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(7), Duration.ofMillis(2)),
+      Seq(count(lit(1)).as("value")),
+      EmitStrategy.onWindowUpdate()
+    ))
     driver.start(counts)
     try assert(run(driver, v, timeEnd) === expected(v))
     finally driver.stop()
@@ -99,11 +135,18 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
 
   /** suppress(table, untilTimeLimit) -> aggregate_windowed(onWindowUpdate) -> suppress(untilWindowCloses). */
   private def threeOperators(input: DataFrame): DataFrame = {
-    val released = input.transform(Suppress(Seq("key"), "ts",
-      Suppressed.untilTimeLimit(Duration.ofMillis(3), BufferConfig.unbounded())).withTombstone("deleted"))
-    val counts = released.transform(AggregateWindowed(Seq("key"), "ts",
-      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)), Seq(count(lit(1)).as("value")),
-      EmitStrategy.onWindowUpdate()))
+    val released = input.transform(Suppress(
+      Seq("key"),
+      "ts",
+      Suppressed.untilTimeLimit(Duration.ofMillis(3), BufferConfig.unbounded())
+    ).withTombstone("deleted"))
+    val counts = released.transform(AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
+      Seq(count(lit(1)).as("value")),
+      EmitStrategy.onWindowUpdate()
+    ))
     counts.transform(Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded())))
   }
 
@@ -119,20 +162,31 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
       val driver = TestDriver(spark, schema, "ts")
       driver.start(threeOperators(driver.input))
       try records.zipWithIndex.map { case (r, i) =>
-        val rows = driver.step(r) ++ (if (restarts(i)) { driver.restart(); driver.advance() } else Nil)
-        rows.map(_.toString).sorted
-      } finally driver.stop()
+          val rows = driver.step(r) ++ (if (restarts(i)) { driver.restart(); driver.advance() }
+                                        else Nil)
+          rows.map(_.toString).sorted
+        }
+      finally driver.stop()
     }
     val uninterrupted = feed(Set.empty)
-    assert(uninterrupted.flatten.size >= 10, "the stream must produce final results for the comparison to mean something")
+    assert(
+      uninterrupted.flatten.size >= 10,
+      "the stream must produce final results for the comparison to mean something"
+    )
     val restarted = feed(Set(3, 9, 17, 25, 33))
     assert(restarted === uninterrupted)
   }
 
-  test("join -> aggregate_windowed: a starved shard's order is released on the watermark and counted, unless the join opts out") {
+  test(
+    "join -> aggregate_windowed: a starved shard's order is released on the watermark and counted, unless the " +
+      "join opts out"
+  ) {
     val orders = StructType(Seq(StructField("customer", StringType), StructField("order_ts", TimestampType)))
-    val tiers = StructType(Seq(StructField("customer", StringType), StructField("changed_at", TimestampType),
-      StructField("tier", StringType)))
+    val tiers = StructType(Seq(
+      StructField("customer", StringType),
+      StructField("changed_at", TimestampType),
+      StructField("tier", StringType)
+    ))
     // alice and bob are in different shards of two (the Kafka-rule assertion below fails otherwise).
     def counted(joined: Joined): Seq[Seq[(String, Long, Long)]] = {
       spark.conf.set("spark.sql.shuffle.partitions", "2")
@@ -141,9 +195,19 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
         val o = driver.addInput("orders", orders, "order_ts", "0 seconds")
         val t = driver.addInput("tiers", tiers, null, null)
         driver.start(o
-          .transform(StreamTableJoin("customer", "order_ts", ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)), joined))
-          .transform(AggregateWindowed(Seq("customer"), "order_ts", TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(1000)),
-            Seq(count(lit(1)).as("n")), EmitStrategy.onWindowUpdate())))
+          .transform(StreamTableJoin(
+            "customer",
+            "order_ts",
+            ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)),
+            joined
+          ))
+          .transform(AggregateWindowed(
+            Seq("customer"),
+            "order_ts",
+            TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(1000)),
+            Seq(count(lit(1)).as("n")),
+            EmitStrategy.onWindowUpdate()
+          )))
         def step(input: String, r: Row) = driver.stepInput(input, Seq(r))
           .map(o => (o.getString(0), o.getStruct(1).getTimestamp(0).getTime, o.getLong(2)))
         Seq(
@@ -151,7 +215,8 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
           step("orders", Row("alice", new Timestamp(100))),
           step("orders", Row("bob", new Timestamp(200))),
           step("tiers", Row("zed", new Timestamp(0), "bronze")),
-          step("orders", Row("bob", new Timestamp(300))))
+          step("orders", Row("bob", new Timestamp(300)))
+        )
       } finally {
         driver.stop()
         spark.conf.set("spark.sql.shuffle.partitions", "1")
@@ -159,24 +224,41 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
     }
     assert(counted(Joined.left().withGracePeriod(Duration.ofMillis(10))) ===
       Seq(Nil, Nil, Nil, Seq(("alice", 0L, 1L)), Seq(("bob", 0L, 1L))))
-    assert(counted(Joined.left().withGracePeriod(Duration.ofMillis(10)).withoutWatermarkRelease()) ===
-      Seq(Nil, Nil, Nil, Nil, Seq(("bob", 0L, 1L))), "Kafka's rule: alice's order waits for an order of its own shard")
+    assert(
+      counted(Joined.left().withGracePeriod(Duration.ofMillis(10)).withoutWatermarkRelease()) ===
+        Seq(Nil, Nil, Nil, Nil, Seq(("bob", 0L, 1L))),
+      "Kafka's rule: alice's order waits for an order of its own shard"
+    )
   }
 
   test("options beyond Kafka that only stand-alone operators implement are refused in a chain, not ignored") {
     val driver = TestDriver(spark, schema, "ts")
-    val counts = AggregateWindowed(Seq("key"), "ts", TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
-      Seq(count(lit(1)).as("value")), EmitStrategy.onWindowUpdate())
+    val counts = AggregateWindowed(
+      Seq("key"),
+      "ts",
+      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
+      Seq(count(lit(1)).as("value")),
+      EmitStrategy.onWindowUpdate()
+    )
     val finals = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
     val lateCounts = intercept[IllegalArgumentException](
-      driver.input.transform(counts.withLateRecords(LateRecords.Emit)).transform(finals))
-    assert(lateCounts.getMessage.contains("emitting late records is not supported inside a chain"), lateCounts.getMessage)
+      driver.input.transform(counts.withLateRecords(LateRecords.Emit)).transform(finals)
+    )
+    assert(
+      lateCounts.getMessage.contains("emitting late records is not supported inside a chain"),
+      lateCounts.getMessage
+    )
     val lateFinals = intercept[IllegalArgumentException](
-      driver.input.transform(counts).transform(finals.withLateRecords(LateRecords.Emit)))
-    assert(lateFinals.getMessage.contains("emitting late records is not supported inside a chain"), lateFinals.getMessage)
+      driver.input.transform(counts).transform(finals.withLateRecords(LateRecords.Emit))
+    )
+    assert(
+      lateFinals.getMessage.contains("emitting late records is not supported inside a chain"),
+      lateFinals.getMessage
+    )
   }
 }
 
 class ChainHdfsSuite extends ChainSuite(None)
 
-class ChainRocksDbSuite extends ChainSuite(Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"))
+class ChainRocksDbSuite
+    extends ChainSuite(Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"))

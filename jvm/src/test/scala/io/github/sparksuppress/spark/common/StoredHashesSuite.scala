@@ -26,7 +26,8 @@ class StoredHashesSuite extends AnyFunSuite {
       ArrayType(StringType) -> 723570160,
       MapType(StringType, ArrayType(DoubleType)) -> -1798105041,
       inner -> 1152606148,
-      ArrayType(inner) -> 553537367)
+      ArrayType(inner) -> 553537367
+    )
     for ((t, hash) <- expected) assert(RowCodec.typeHash(t) === hash, t.simpleString)
   }
 

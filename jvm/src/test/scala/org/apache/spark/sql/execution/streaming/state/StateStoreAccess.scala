@@ -9,13 +9,14 @@ import org.apache.spark.io.CompressionCodec
 
 /** Test access to Spark's state stores (package-private in Spark). */
 object StateStoreAccess {
+
   /** Drops every state store provider this JVM has loaded: the next query reads its state from the checkpoint. */
   def unloadAll(): Unit = StateStore.unloadAll()
 
   /**
    * Rewrites the values of an HDFS-backed state store's delta file (`<checkpoint>/state/<op>/<partition>/<v>.delta`:
-   * compressed records of key size, key bytes, value size, value bytes, ended by -1) with `rewrite`, and removes
-   * its checksums so that the edited file is read as it is: Hadoop's (`.<name>.crc`) and, on Spark 4.1, Spark's own
+   * compressed records of key size, key bytes, value size, value bytes, ended by -1) with `rewrite`, and removes its
+   * checksums so that the edited file is read as it is: Hadoop's (`.<name>.crc`) and, on Spark 4.1, Spark's own
    * checkpoint file checksum (`<name>.crc`, verified on read). Returns how many values changed.
    */
   def rewriteDeltaValues(delta: File, conf: SparkConf, rewrite: Array[Byte] => Array[Byte]): Int = {
@@ -29,7 +30,9 @@ object StateStoreAccess {
         val valueSize = in.readInt()
         val value = if (valueSize < 0) null else { val v = new Array[Byte](valueSize); in.readFully(v); v }
         records += key -> value
-        keySize = try in.readInt() catch { case _: EOFException => -1 }
+        keySize =
+          try in.readInt()
+          catch { case _: EOFException => -1 }
       }
     } finally in.close()
     var changed = 0
