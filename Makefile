@@ -37,7 +37,6 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-
 .PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
