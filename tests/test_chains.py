@@ -193,3 +193,19 @@ def test_metrics_report_every_node_of_a_chain_by_name_also_after_a_restart(spark
         assert after["f"]["suppression-buffer-count-current"] == 1  # [2000, 3000) waits
     finally:
         d.stop()
+
+
+def test_where_on_a_changelog_before_its_suppress_deletes_keys_that_stop_passing(spark):
+    # Kafka's builder.table(...).filter(...).suppress(...): a=7 passes, a=3 deletes a (its previous value passed).
+    d = TestDriver(spark, "user STRING, ts TIMESTAMP, amount LONG, deleted BOOLEAN", timestamp="ts")
+    try:
+        now = Suppressed.until_time_limit(timedelta(0), BufferConfig.unbounded())
+        big = ss.suppress(
+            d.input.where(F.col("amount") >= 5), key="user", timestamp="ts", suppressed=now, tombstone="deleted"
+        )
+        d.start(big)
+        assert view(d.step([("a", EPOCH + timedelta(milliseconds=1), 7, False)]), "deleted") == [("a", False)]
+        assert view(d.step([("a", EPOCH + timedelta(milliseconds=2), 3, False)]), "deleted") == [("a", True)]
+        assert d.step([("a", EPOCH + timedelta(milliseconds=3), 2, False)]) == []
+    finally:
+        d.stop()

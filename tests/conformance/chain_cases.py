@@ -86,14 +86,11 @@ def _predicate(p: Dict[str, Any], value) -> Any:
     raise Mismatch(f"no counterpart for filter predicate {p!r}")
 
 
-def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=None):
+def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=None, first_operator=False):
     op = step["op"]
     if op == "filter":
-        if i == 0 and table_input:
-            # A where on the raw changelog is Spark's filter before the first operator (KStream.filter), not
-            # Kafka's KTable.filter with its tombstones: no counterpart yet (docs/deviations.md).
-            raise Mismatch("no counterpart for a filter directly on a table input")
-        # Between two of the library's operators, a where runs inside the chain with Kafka's filter semantics.
+        # Between two of the library's operators, and on a changelog before its suppress, a where runs inside the
+        # chain with Kafka's filter semantics (KStream or KTable); on a stream input it is Spark's filter, the same.
         return df.where(_predicate(step["predicate"], F.col("value") if value is None else value))
     if op == "aggregate":
         aggregations = [_aggregation(step["aggregation"], F.col("value") if value is None else value).alias("value")]
@@ -114,7 +111,8 @@ def _step(df, step: Dict[str, Any], i: int, name: str, table_input: bool, value=
             name=name,
         )
     if op == "suppress":
-        kwargs = {"tombstone": "deleted"} if i == 0 and table_input else {}
+        # The changelog's tombstone column is read by the first operator (filters may stand before it).
+        kwargs = {"tombstone": "deleted"} if first_operator and table_input else {}
         return ss.suppress(df, key="key", timestamp="ts", suppressed=_suppressed(step, name), **kwargs)
     raise Mismatch(f"no counterpart for chain step {op!r}")
 
@@ -127,7 +125,8 @@ def run(spark, v: Dict[str, Any], name: str) -> None:
     driver = TestDriver(spark, SCHEMA, timestamp="ts")
     out = driver.input
     for i, step in enumerate(steps_cfg):
-        out = _step(out, step, i, f"{name}_{i}", table_input)
+        first = all(s["op"] == "filter" for s in steps_cfg[:i])
+        out = _step(out, step, i, f"{name}_{i}", table_input, first_operator=first)
 
     def feed(records):
         return driver.step([(r["key"], ts(r["ts"]), r["value"], r["value"] is None) for r in records])

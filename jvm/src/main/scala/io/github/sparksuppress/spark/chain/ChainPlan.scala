@@ -4,6 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Project
+import org.apache.spark.sql.sparksuppress.PlanFrames
 import org.apache.spark.sql.functions.{col, count, lit, struct, udf}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
@@ -44,6 +45,12 @@ object ChainPlan {
   private val TombstoneColumn = "__spark_suppress_tombstone"
   private val TimeColumn = "__spark_suppress_time"
 
+  /** A suppress of a table's changelog (its input is a KTable: a `where` on it has KTable semantics). */
+  private def readsChangelog(step: ChainStep): Boolean = step match {
+    case ChainStep.SuppressStep(s) => s.tombstone.isDefined
+    case _ => false
+  }
+
   /**
    * Applies `step` to `df`: when `df` is the output of a chain of this library's operators (directly or through
    * `where`/`select` steps), the chain is rebuilt from its input with those steps and `step` appended; otherwise
@@ -62,7 +69,11 @@ object ChainPlan {
             "joins and Spark aggregations need a second query: write the upstream result to a sink and read it " +
             "there (Kafka needs a repartition topic for them too)."
         )
-      case ChainRegistry.NotAChain => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
+      case ChainRegistry.OnInput(base, stateless)
+          if readsChangelog(step) && stateless.exists(_.isInstanceOf[ChainStep.FilterStep]) =>
+        // Kafka's builder.table(...).filter(...).suppress(...): the filter is a KTable's, with old values.
+        build(ChainDescription(PlanFrames.of(df.sparkSession, base), stateless :+ step))
+      case _ => ChainRegistry.register(standalone(df), ChainDescription(df, Seq(step)))
     }
 
   def build(d: ChainDescription): DataFrame = {
@@ -100,7 +111,10 @@ object ChainPlan {
 
     val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
     schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
-    val (keyNames, tsName) = (d.steps.head.key, d.steps.head.timestamp)
+    // The first operator reads the input (stateless steps before it only when it suppresses a table's changelog).
+    val first = d.operators.head
+    val firstAt = d.steps.indexOf(first)
+    val (keyNames, tsName) = (first.key, first.timestamp)
     if (keyNames == null || keyNames.isEmpty)
       throw new IllegalArgumentException(s"$operator: key must name at least one column.")
     InputColumns.distinct(keyNames, "key", operator)
@@ -119,12 +133,12 @@ object ChainPlan {
         s"$operator: key column '${schema.fields(tsIdx).name}' is also the event-time column."
       )
     }
-    val joinFirst = d.steps.head.isInstanceOf[ChainStep.JoinStep]
+    val joinFirst = first.isInstanceOf[ChainStep.JoinStep]
     if (!joinFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
     val keySchema = StructType(keyIdx.map(i => schema.fields(i).copy(nullable = true)))
 
     // The first step's input extras: a changelog's tombstone column, a windowed input's window.
-    val (tombstone, window) = d.steps.head match {
+    val (tombstone, window) = first match {
       case ChainStep.SuppressStep(s) =>
         val t = s.tombstone.map { c =>
           val i = InputColumns.index(schema, c, "tombstone", operator)
@@ -141,7 +155,7 @@ object ChainPlan {
       schema.fields(tsIdx).name,
       table = !joinFirst,
       tombstone.map(schema.fields(_).name),
-      d.steps.head match {
+      first match {
         case ChainStep.SuppressStep(s) => s.window.toSeq.flatMap(_.columns)
         case _ => Nil
       },
@@ -153,7 +167,7 @@ object ChainPlan {
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
       step match {
         case ChainStep.SuppressStep(s) =>
-          val spec = suppress(df, s, i, r, keyNames, window.isDefined, op)
+          val spec = suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
           r.timestamp = s.timestamp
           r.table = true
           // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order).
@@ -187,7 +201,7 @@ object ChainPlan {
     }.toIndexedSeq
 
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
-    val joinReleases = d.steps.head match {
+    val joinReleases = first match {
       case ChainStep.JoinStep(j) =>
         j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
       case _ => false
@@ -325,13 +339,13 @@ object ChainPlan {
   private def suppress(
       df: DataFrame,
       s: ChainSuppressRequest,
-      i: Int,
+      first: Boolean,
       r: ChainResolution,
       chainKey: Seq[String],
       windowedInput: Boolean,
       op: String
   ): SuppressNodeSpec = {
-    if (i > 0 && s.tombstone.isDefined) {
+    if (!first && s.tombstone.isDefined) {
       throw new IllegalArgumentException(
         s"$op: tombstone applies to a chain's first operator only; below it deletions travel with the records " +
           "(e.g. a session aggregation's retractions). Drop the tombstone argument."
@@ -361,7 +375,7 @@ object ChainPlan {
             case sw: SessionWindowDefinition => sw.gapMs + sw.graceMs
             case other => other.graceMs
           }
-        case None if i == 0 && windowedInput =>
+        case None if first && windowedInput =>
           s.graceMs.getOrElse(throw SuppressPlan.noGrace(op))
         case None => throw SuppressPlan.notWindowed(op)
       }

@@ -27,6 +27,12 @@ object ChainRegistry {
 
   /** A chain's output lies under a step that cannot join a chain (named as Spark names the plan node). */
   final case class Under(node: String, description: ChainDescription) extends Found
+
+  /**
+   * No chain: `where`/`select` steps (innermost first) on `base`, a plan of the user's own. Before a suppress of a
+   * table's changelog they are Kafka's `KTable.filter`/`mapValues` on the source table and run inside the operator.
+   */
+  final case class OnInput(base: LogicalPlan, steps: Seq[ChainStep]) extends Found
   case object NotAChain extends Found
 
   def register(output: DataFrame, description: ChainDescription): DataFrame = {
@@ -57,7 +63,8 @@ object ChainRegistry {
         case SubqueryAlias(_, child) => plan = child
         case other =>
           return other.collectFirst { case p if p.getTagValue(Description).isDefined => p.getTagValue(Description).get }
-            .map(Under(other.nodeName, _)).getOrElse(NotAChain)
+            .map(Under(other.nodeName, _))
+            .getOrElse(if (stateless.isEmpty) NotAChain else OnInput(other, stateless.reverse.toSeq))
       }
     }
     NotAChain
