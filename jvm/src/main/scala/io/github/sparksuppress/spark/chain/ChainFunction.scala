@@ -97,7 +97,8 @@ final class ChainFunction(p: ChainParams)
       val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
       var i = 0
       while (i < nodes.length) {
-        if (p.metrics(i) != null) p.nodes(i).report(nodes(i), forwarded(i), p.metrics(i), shardNumber, latency)
+        if (p.metrics(i) != null)
+          p.nodes(i).report(nodes(i), NodeCall(forwarded(i), p.metrics(i), shardNumber, latency))
         i += 1
       }
     }

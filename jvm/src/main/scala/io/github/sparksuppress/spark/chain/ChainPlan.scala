@@ -255,33 +255,26 @@ object ChainPlan {
     }
     val userRow = struct(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
     val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
+    def streamSide(from: DataFrame): DataFrame = side(
+      from,
+      userRow,
+      streamKeys,
+      ChainFunction.StreamSide,
+      lit(null).cast(tableValue),
+      lit(null).cast(BooleanType),
+      schema.fields(tsIdx).name
+    )
     val internal = table match {
       case None =>
         // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
         val bypassed = WatermarkBypass(df)
-        side(
-          bypassed,
-          userRow,
-          streamKeys,
-          ChainFunction.StreamSide,
-          lit(null).cast(tableValue),
-          lit(null).cast(BooleanType),
-          schema.fields(tsIdx).name
-        ).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
+        streamSide(bypassed).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
         val stream =
           df.select(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)).as(n, schema(n).metadata)): _*)
-        val streamSide = side(
-          stream,
-          userRow,
-          streamKeys,
-          ChainFunction.StreamSide,
-          lit(null).cast(tableValue),
-          lit(null).cast(BooleanType),
-          schema.fields(tsIdx).name
-        )
+
         val tableSide = side(
           t.changelog,
           lit(null).cast(schema),
@@ -291,7 +284,7 @@ object ChainPlan {
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
           t.timestamp
         )
-        streamSide.union(tableSide)
+        streamSide(stream).union(tableSide)
     }
     val sharded = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
     val grouped =

@@ -6,7 +6,8 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, JoinNode}
-import io.github.sparksuppress.spark.common.{EntrySize, OperatorMetricsAccumulator, RowCodec}
+import io.github.sparksuppress.spark.common.{EntrySize, RowCodec}
+import io.github.sparksuppress.spark.join.JoinMetricsReport
 
 /**
  * A stream-table join as a chain's first step. It forwards rows shaped as the stand-alone join's output: the stream
@@ -100,23 +101,9 @@ final case class JoinNodeSpec(
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).tables.isEmpty && node(n).sequencer.buffer.forall(_.isEmpty)
 
-  override def report(
-      n: ChainNode[ChainKey],
-      forwarded: Long,
-      metrics: OperatorMetricsAccumulator,
-      shard: Int,
-      latencyMs: Long
-  ): Unit = {
+  override def report(n: ChainNode[ChainKey], call: NodeCall): Unit = {
     val sequencer = node(n).sequencer
-    val counts = sequencer.metrics
-    metrics.count("emitted", forwarded)
-    metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
-    metrics.count("expired-table-writes", counts.expiredTableWrites)
-    metrics.count("dropped-null-table-key", counts.droppedNullTableKey)
-    metrics.count("late-joined", counts.lateJoined)
-    sequencer.buffer.foreach { b =>
-      metrics.gauge("grace-buffer-count", shard, b.numRecords.toLong)
-      metrics.gauge("grace-buffer-bytes", shard, b.sizeBytes)
-    }
+    call.metrics.count("emitted", call.forwarded)
+    JoinMetricsReport(sequencer.metrics, sequencer.buffer, call.metrics, call.shard)
   }
 }

@@ -4,7 +4,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericRow
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, KeyAggregateNode}
-import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 
 /**
@@ -54,11 +53,5 @@ final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs)
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).entries.isEmpty
 
-  override def report(
-      n: ChainNode[ChainKey],
-      forwarded: Long,
-      metrics: OperatorMetricsAccumulator,
-      shard: Int,
-      latencyMs: Long
-  ): Unit = metrics.count("dropped", node(n).dropped)
+  override def report(n: ChainNode[ChainKey], call: NodeCall): Unit = call.metrics.count("dropped", node(n).dropped)
 }

@@ -25,19 +25,20 @@ trait NodeSpec extends Serializable {
   /**
    * Reports what the node did in one call and what it holds afterwards to its operator's metrics (registered by
    * `ChainPlan` under Kafka's names; steps Kafka reports nothing for, filters and maps, report nothing).
-   *
-   * @param forwarded
-   *   how many records it forwarded in the call
-   * @param shard
-   *   the shard's number (gauges are per shard)
-   * @param latencyMs
-   *   wall-clock time since the micro-batch started (for final results' emit latency)
    */
-  def report(
-      node: ChainNode[ChainKey],
-      forwarded: Long,
-      metrics: OperatorMetricsAccumulator,
-      shard: Int,
-      latencyMs: Long
-  ): Unit = ()
+  def report(node: ChainNode[ChainKey], call: NodeCall): Unit = ()
 }
+
+/**
+ * One call of a chain on one shard, as a node reports it.
+ *
+ * @param forwarded
+ *   how many records the node forwarded
+ * @param metrics
+ *   its operator's metrics
+ * @param shard
+ *   the shard's number (gauges are per shard)
+ * @param latencyMs
+ *   wall-clock time since the micro-batch started (for final results' emit latency)
+ */
+final case class NodeCall(forwarded: Long, metrics: OperatorMetricsAccumulator, shard: Int, latencyMs: Long)

@@ -5,7 +5,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, SuppressNode, WindowBounds, WindowedKey}
-import io.github.sparksuppress.spark.common.{EntrySize, OperatorMetricsAccumulator, RowCodec}
+import io.github.sparksuppress.spark.common.{EntrySize, RowCodec}
 
 /**
  * A suppress in a chain. Its records' values are rows of its input (`inputSchema`); it forwards them unchanged.
@@ -54,17 +54,11 @@ final case class SuppressNodeSpec(
 
   def isEmpty(node: ChainNode[ChainKey]): Boolean = node.asInstanceOf[SuppressNode[ChainKey]].suppressor.buffer.isEmpty
 
-  override def report(
-      node: ChainNode[ChainKey],
-      forwarded: Long,
-      metrics: OperatorMetricsAccumulator,
-      shard: Int,
-      latencyMs: Long
-  ): Unit = {
+  override def report(node: ChainNode[ChainKey], call: NodeCall): Unit = {
     val buffer = node.asInstanceOf[SuppressNode[ChainKey]].suppressor.buffer
-    metrics.count("emitted", forwarded)
-    metrics.gauge("buffer-count", shard, buffer.numRecords.toLong)
-    metrics.gauge("buffer-bytes", shard, buffer.sizeBytes)
+    call.metrics.count("emitted", call.forwarded)
+    call.metrics.gauge("buffer-count", call.shard, buffer.numRecords.toLong)
+    call.metrics.gauge("buffer-bytes", call.shard, buffer.sizeBytes)
   }
 
   private final class BufferKeyCodec(keys: ChainKeyCodec) extends Codec[WindowedKey[ChainKey]] {

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericRow
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, WindowBounds, WindowedAggregateNode}
-import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 
 /**
@@ -76,22 +75,16 @@ final case class WindowedAggregateNodeSpec(
 
   def isEmpty(n: ChainNode[ChainKey]): Boolean = node(n).aggregators.isEmpty
 
-  override def report(
-      n: ChainNode[ChainKey],
-      forwarded: Long,
-      metrics: OperatorMetricsAccumulator,
-      shard: Int,
-      latencyMs: Long
-  ): Unit = {
+  override def report(n: ChainNode[ChainKey], call: NodeCall): Unit = {
     val m = node(n).metrics
-    metrics.count("dropped", m.dropped)
-    metrics.count("lateness-records", m.latenessRecords)
-    metrics.count("lateness-total", m.latenessTotal)
-    if (m.latenessRecords > 0) metrics.max("lateness-max", m.latenessMax)
+    call.metrics.count("dropped", m.dropped)
+    call.metrics.count("lateness-records", m.latenessRecords)
+    call.metrics.count("lateness-total", m.latenessTotal)
+    if (m.latenessRecords > 0) call.metrics.max("lateness-max", m.latenessMax)
     if (m.emittedFinal > 0) {
-      metrics.count("emitted-final", m.emittedFinal)
-      metrics.count("emit-latency-total", latencyMs * m.emittedFinal)
-      metrics.max("emit-latency-max", latencyMs)
+      call.metrics.count("emitted-final", m.emittedFinal)
+      call.metrics.count("emit-latency-total", call.latencyMs * m.emittedFinal)
+      call.metrics.max("emit-latency-max", call.latencyMs)
     }
   }
 }

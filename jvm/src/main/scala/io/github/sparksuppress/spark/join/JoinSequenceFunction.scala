@@ -111,17 +111,7 @@ private[sparksuppress] final class JoinSequenceFunction(p: JoinParams, metrics: 
     }
     // Called in every micro-batch (1 ms: the next one) while records wait: the idle clock may release them.
     if (clock.isDefined && sequencer.buffer.exists(!_.isEmpty)) state.setTimeoutDuration(1L)
-    if (metrics != null) {
-      metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
-      metrics.count("expired-table-writes", counts.expiredTableWrites)
-      metrics.count("dropped-null-table-key", counts.droppedNullTableKey)
-      metrics.count("late-joined", counts.lateJoined)
-      sequencer.buffer.foreach { b =>
-        val id = java.util.Arrays.hashCode(shard)
-        metrics.gauge("grace-buffer-count", id, b.numRecords.toLong)
-        metrics.gauge("grace-buffer-bytes", id, b.sizeBytes)
-      }
-    }
+    if (metrics != null) JoinMetricsReport(counts, sequencer.buffer, metrics, java.util.Arrays.hashCode(shard))
     out.iterator
   }
 
