@@ -209,3 +209,21 @@ def test_where_on_a_changelog_before_its_suppress_deletes_keys_that_stop_passing
         assert d.step([("a", EPOCH + timedelta(milliseconds=3), 2, False)]) == []
     finally:
         d.stop()
+
+
+def test_a_join_with_initial_versions_starts_a_chain(spark):
+    tiers_schema = "user STRING, changed_at TIMESTAMP, tier STRING"
+    initial = spark.createDataFrame([("a", EPOCH, "gold")], tiers_schema)
+    d = TestDriver(spark)
+    try:
+        orders = d.add_input("orders", "user STRING, ts TIMESTAMP", timestamp="ts")
+        tiers = d.add_input("tiers", tiers_schema)
+        joined = ss.join_versioned(
+            orders, tiers, on="user", stream_timestamp="ts", table_timestamp="changed_at", initial_versions=initial
+        )
+        counts = ss.aggregate(joined, key="user", timestamp="ts", aggregations=[F.count("*").alias("n")])
+        d.start(counts)
+        # The first order joins the initial version (an inner join would drop it without one).
+        assert view(d.step([("a", EPOCH + timedelta(milliseconds=5))], input="orders"), "n") == [("a", 1)]
+    finally:
+        d.stop()

@@ -4,7 +4,7 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.spark.common.InputColumns
-import io.github.sparksuppress.spark.join.{JoinColumns, StreamTableJoinRequest}
+import io.github.sparksuppress.spark.join.{InitialVersionColumns, JoinColumns, StreamTableJoinRequest}
 
 /** A join's table side as the fused plan reads it: the changelog and its columns, by their resolved names. */
 private[chain] final case class ChainTableSide(
@@ -12,19 +12,20 @@ private[chain] final case class ChainTableSide(
     keys: Seq[String],
     timestamp: String,
     tombstone: Option[String],
-    valueSchema: StructType
+    valueSchema: StructType,
+    initial: Option[ChainInitialVersions]
 )
+
+/**
+ * A join's initial versions as the fused plan reads them: the static DataFrame and its name for each changelog
+ * column.
+ */
+private[chain] final case class ChainInitialVersions(versions: DataFrame, named: Map[String, String])
 
 /** Checks a stream-table join that starts a chain and resolves its node and table side. */
 private[chain] object ChainJoin {
 
   def resolve(j: StreamTableJoinRequest, streamSchema: StructType, op: String): (JoinNodeSpec, ChainTableSide) = {
-    if (j.table.initialVersions.isDefined) {
-      throw new IllegalArgumentException(
-        s"$op: initialVersions are not supported when the join starts a chain yet; run the join in a query of its " +
-          "own, or feed the initial versions through the changelog."
-      )
-    }
     val table = j.table.changelog
     InputColumns.requireStreaming(table, "the table changelog", op)
     InputColumns.requireNoUpstreamStatefulOperator(table, op)
@@ -34,6 +35,9 @@ private[chain] object ChainJoin {
     val spec = j.spec.copy(name = op)
     val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, columns.streamKeys, columns.streamValues)
     val t = columns.tableColumns
-    (node, ChainTableSide(table, t.keys, t.timestamp, t.tombstone, valueSchema))
+    val initial = j.table.initialVersions.map { v =>
+      ChainInitialVersions(v, InitialVersionColumns.named(v, t, table.schema, op))
+    }
+    (node, ChainTableSide(table, t.keys, t.timestamp, t.tombstone, valueSchema, initial))
   }
 }

@@ -286,18 +286,46 @@ object ChainPlan {
         )
         streamSide(stream).union(tableSide)
     }
-    val sharded = internal.withColumn(GroupColumn, udf(new ShardUdf(shards), BinaryType).apply(col(KeyColumn)))
+    val shard = udf(new ShardUdf(shards), BinaryType)
+    val sharded = internal.withColumn(GroupColumn, shard(col(KeyColumn)))
     val grouped =
       if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
     val outputSchema = r.schema
     val timeout = if (joinFirst) GroupStateTimeout.NoTimeout() else GroupStateTimeout.EventTimeTimeout()
-    val out = grouped
-      .groupBy(col(GroupColumn))
-      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
-      .flatMapGroupsWithState(OutputMode.Append(), timeout)(new ChainFunction(params))(
-        Encoders.BINARY,
-        ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true))
-      )
+    // A join's initial versions become each shard's initial state, its table written with them.
+    val initial = table.flatMap(t =>
+      t.initial.map { i =>
+        val v = (c: String) => col(ColumnNames.quote(i.named(c)))
+        val keyValues = struct(t.keys.zip(keySchema.fieldNames).map { case (k, n) => v(k).as(n) }: _*)
+        val rows = i.versions.select(
+          keyBytes(keyValues).as(KeyColumn),
+          keyValues.as(KeyValuesColumn),
+          millis(v(t.timestamp)).as(TimeColumn),
+          t.tombstone.map(v).getOrElse(lit(false)).as(TombstoneColumn),
+          Structs.of(tableValue.fieldNames.toSeq.map(n => v(n).as(n))).as(TableRowColumn)
+        )
+        val at = (c: String) => rows.schema.fieldIndex(c)
+        val build = new ChainInitialState(
+          params,
+          at(KeyColumn),
+          at(KeyValuesColumn),
+          at(TimeColumn),
+          at(TombstoneColumn),
+          at(TableRowColumn)
+        )
+        val keyed = rows.withColumn(GroupColumn, shard(col(KeyColumn)))
+        keyed.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(keyed.schema))
+          .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+          .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
+      }
+    )
+    val groups = grouped.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
+    val function = new ChainFunction(params)
+    val rowsOut = ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true))
+    val out = initial match {
+      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(function)(Encoders.BINARY, rowsOut)
+      case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
+    }
     // An observation per operator tells the metrics registry which query runs it (MetricsRegistry).
     val observed = registered.flatten.foldLeft(out)((o, m) => o.observe(m.observationName, count(lit(1)).as("emitted")))
     ChainRegistry.register(observed, d)

@@ -5,8 +5,12 @@ import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 
 /** What one call of a stream-table join on one shard reports to its operator's metrics, alone or in a chain. */
 private[sparksuppress] object JoinMetricsReport {
-  def apply(counts: StreamTableJoinMetrics, buffer: Option[GraceBuffer[_, _]], metrics: OperatorMetricsAccumulator,
-      shard: Int): Unit = {
+  def apply(
+      counts: StreamTableJoinMetrics,
+      buffer: Option[GraceBuffer[_, _]],
+      metrics: OperatorMetricsAccumulator,
+      shard: Int
+  ): Unit = {
     metrics.count("dropped-null-key-or-value", counts.droppedNullKeyOrValue)
     metrics.count("expired-table-writes", counts.expiredTableWrites)
     metrics.count("dropped-null-table-key", counts.droppedNullTableKey)

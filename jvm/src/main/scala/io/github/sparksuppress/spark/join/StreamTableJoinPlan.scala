@@ -203,24 +203,7 @@ private[sparksuppress] object StreamTableJoinPlan {
       operator: String
   ) {
 
-    if (versions.isStreaming) {
-      throw new IllegalArgumentException(
-        s"$operator: initialVersions must be a static DataFrame (e.g. spark.read...), but it is streaming."
-      )
-    }
-
-    /** The initial versions' name of each table column, checked for its type. */
-    private val named: Map[String, String] = table.all.map { n =>
-      val f = versions.schema.fields(InputColumns.index(versions.schema, n, "initialVersions column", operator))
-      val expected = tableSchema(n).dataType
-      if (f.dataType != expected) {
-        throw new IllegalArgumentException(
-          s"$operator: initialVersions column '$n' is ${f.dataType.simpleString} but the changelog's is " +
-            s"${expected.simpleString}; the initial versions need the changelog's columns and types."
-        )
-      }
-      n -> f.name
-    }.toMap
+    private val named: Map[String, String] = InitialVersionColumns.named(versions, table, tableSchema, operator)
 
     private def rows(columns: SideColumns): DataFrame = {
       val keys = table.keys.map(named)

@@ -7,7 +7,7 @@ import scala.collection.mutable
 
 import com.fasterxml.jackson.databind.JsonNode
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{count, last, lit}
+import org.apache.spark.sql.functions.{col, count, last, lit}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
@@ -229,6 +229,46 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
         Seq(Nil, Nil, Nil, Nil, Seq(("bob", 0L, 1L))),
       "Kafka's rule: alice's order waits for an order of its own shard"
     )
+  }
+
+  test("a join with initial versions starts a chain: records join them from the first batch, also after a restart") {
+    val orders = StructType(Seq(StructField("customer", StringType), StructField("order_ts", TimestampType)))
+    val tiers = StructType(Seq(
+      StructField("customer", StringType),
+      StructField("changed_at", TimestampType),
+      StructField("tier", StringType)
+    ))
+    val initial = spark.createDataFrame(
+      java.util.Arrays.asList(
+        Row("alice", new Timestamp(0), "silver"),
+        Row("alice", new Timestamp(50), "gold"),
+        Row("bob", new Timestamp(0), "bronze")
+      ),
+      tiers
+    )
+    val driver = TestDriver(spark)
+    try {
+      val o = driver.addInput("orders", orders, "order_ts", "0 seconds")
+      val t = driver.addInput("tiers", tiers, null, null)
+      driver.start(o
+        .transform(StreamTableJoin(
+          "customer",
+          "order_ts",
+          ChangelogTable.versioned(t, "changed_at", Duration.ofSeconds(60)).withInitialVersions(initial),
+          Joined.left()
+        ))
+        .where(col("tier") =!= "bronze")
+        .transform(Aggregate(Seq("customer"), "order_ts", Seq(count(lit(1)).as("n"), last("tier").as("tier")))))
+      def order(c: String, ts: Long) =
+        driver.stepInput("orders", Seq(Row(c, new Timestamp(ts)))).map(r =>
+          (r.getString(0), r.getLong(1), r.getString(2))
+        )
+      // Versioned: the order at 40 joins alice's version valid then (silver), the one at 60 the later one (gold).
+      assert(order("alice", 40) === Seq(("alice", 1L, "silver")))
+      assert(order("bob", 45) === Nil, "bob's initial tier is bronze, filtered out")
+      driver.restart()
+      assert(order("alice", 60) === Seq(("alice", 2L, "gold")))
+    } finally driver.stop()
   }
 
   test("options beyond Kafka that only stand-alone operators implement are refused in a chain, not ignored") {
