@@ -14,7 +14,8 @@ def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
     """Metrics of the spark-suppress operators in a running (or stopped) query, by operator name.
 
     Operators are found through the query's progress reports, so a query that has not finished a micro-batch yet
-    has none.
+    has none. Every operator of a chain reports under its own name; a query restarted from the same DataFrame
+    reports under the same names.
 
     Parameters
     ----------
