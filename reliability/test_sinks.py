@@ -113,6 +113,7 @@ def run_sink(sink, cluster, broker, jars, reference, tmp_path, topic="out"):
         "seed": seed,
         "kills": result["kills"],
         "seconds": round(time.monotonic() - started),
+        "timings": result["timings"],
         **figures,
     }
     record(entry)
