@@ -114,13 +114,18 @@ class Submission:
         """Waits until a job of micro-batch ``batch`` (or a later one, should it have been too quick to see) runs
         tasks, and returns that batch (Spark names the batch in the job's description)."""
         url = f"{self.ui()}/api/v1/applications/{self.app_id()}/jobs?status=running"
-        # The driver's REST API is asked only once the batch before has reported progress (in the job's own output,
-        # read for free): polled every 20 ms from the driver's start, it slowed the start-up on 2 shared cores from
-        # about 3 s to 40 s between the driver's UI coming up and the query starting (seen in the jobs' logs).
+        # The driver's REST API is asked only from two batches before (their progress is in the job's own output, read
+        # for free; for batch 1, once the query has started): polled every 20 ms from the driver's start, it slowed the
+        # start-up on 2 shared cores from about 3 s to 40 s between the driver's UI coming up and the query starting
+        # (seen in the jobs' logs). One batch before is too late: its progress reaches the output through the listener
+        # bus and Python, and short batches of the chain had run, and the job ended, by then.
         wait_until(
-            lambda: self._running(batch) and any(b >= batch - 1 for b in self.progress()),
+            lambda: (
+                self._running(batch)
+                and (any(b >= batch - 2 for b in self.progress()) if batch >= 2 else bool(self.tagged("STARTED")))
+            ),
             seconds,
-            f"micro-batch {batch - 1} to report progress",
+            f"micro-batch {batch - 2} to report progress" if batch >= 2 else "the query to start",
             interval=0.05,
         )
 

@@ -14,7 +14,8 @@ a one-partition Kafka topic read a fixed number per micro-batch: batches are the
 with Trigger.AvailableNow from WORKDIR/OPERATOR/checkpoint to the sink under WORKDIR/OPERATOR (or topic ``out``), then
 the script reads the sink back and prints ``RESULT`` with the operator and every output row as JSON, sorted,
 duplicates kept. While it runs it prints
-``APP``/``UI`` (where the tests find the executors and the running batch) and one ``PROGRESS`` line per batch.
+``APP``/``UI`` (where the tests find the executors and the running batch), ``STARTED`` once a query has started and
+one ``PROGRESS`` line per batch.
 """
 
 import argparse
@@ -307,6 +308,7 @@ def main() -> int:
     for operator in args.operators:
         work = os.path.join(args.work, operator)
         query = start(build(spark, args, operator), args, work, operator)
+        print(f"STARTED {query.name}", flush=True)
         query.awaitTermination()
         if query.exception() is not None:
             raise query.exception()
