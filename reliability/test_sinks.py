@@ -24,7 +24,7 @@ from conftest import BUNDLED_JAR
 from faults import Plan, record, run_with_kills, seeded
 from standalone import standalone_cluster
 
-from spark_suppress._jvm import spark_line
+from spark_suppress._jars import spark_line
 
 FULL = bool(os.environ.get("RELIABILITY") or os.environ.get("RELIABILITY_LONG"))
 BATCHES = 12
