@@ -8,7 +8,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString}
 
 import io.github.sparksuppress.RuntimeCompatibility
-import io.github.sparksuppress.connect.proto.{Aggregate, AggregateWindowed, Connect, JoinVersioned, Metrics, StringFold, Suppress}
+import io.github.sparksuppress.connect.proto.{
+  Aggregate, AggregateWindowed, Connect, JoinVersioned, Metrics, StringFold, Suppress
+}
 
 /** The plugins' handling of messages that never reach the planner (the rest runs end to end in tests/test_connect.py). */
 class ConnectPluginSuite extends AnyFunSuite {
