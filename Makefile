@@ -161,7 +161,8 @@ test: check-vectors lint test-jvm test-python conformance test-connect conforman
 endif
 
 # The quick slice of the cluster faults (docs/reliability.md): a standalone master and two workers on loopback, one
-# executor killed with SIGKILL mid-batch; `make reliability` runs every operator with more kills.
+# run of the aggregation with an executor killed with SIGKILL mid-batch, then the driver (spark-submit) killed and the
+# job resubmitted from its checkpoint; `make reliability` runs every operator with more kills.
 test-cluster-faults: jar
 	$(PY) -m pytest -q reliability/test_cluster_faults.py
 

@@ -68,17 +68,22 @@ class Submission:
         cmd += [JOB, *args]
         env = dict(os.environ, **python_env(), SPARK_LOCAL_IP="127.0.0.1")
         self.lines: List[str] = []
+        self.stamps: List[float] = []  # when each line arrived (time.monotonic), for the run's timings
         self.log = log
         self._out = open(log, "w")
+        self.started = time.monotonic()
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._out, text=True, env=env)
+        self.ended: Optional[float] = None
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
         for line in self.process.stdout:
+            self.stamps.append(time.monotonic())
             self.lines.append(line.rstrip("\n"))
             self._out.write(line)
             self._out.flush()
+        self.ended = time.monotonic()
 
     def tagged(self, tag: str) -> List[str]:
         return [line[len(tag) + 1 :] for line in list(self.lines) if line.startswith(tag + " ")]
@@ -109,13 +114,23 @@ class Submission:
         """Waits until a job of micro-batch ``batch`` (or a later one, should it have been too quick to see) runs
         tasks, and returns that batch (Spark names the batch in the job's description)."""
         url = f"{self.ui()}/api/v1/applications/{self.app_id()}/jobs?status=running"
+        # The driver's REST API is asked only from two batches before (their progress is in the job's own output, read
+        # for free; for batch 1, once the query has started): polled every 20 ms from the driver's start, it slowed the
+        # start-up on 2 shared cores from about 3 s to 40 s between the driver's UI coming up and the query starting
+        # (seen in the jobs' logs). One batch before is too late: its progress reaches the output through the listener
+        # bus and Python, and short batches of the chain had run, and the job ended, by then.
+        wait_until(
+            lambda: (
+                self._running(batch)
+                and (any(b >= batch - 2 for b in self.progress()) if batch >= 2 else bool(self.tagged("STARTED")))
+            ),
+            seconds,
+            f"micro-batch {batch - 2} to report progress" if batch >= 2 else "the query to start",
+            interval=0.05,
+        )
 
         def found():
-            if self.process.poll() is not None:
-                raise AssertionError(
-                    f"spark-submit exited with {self.process.returncode} before batch {batch} "
-                    f"ran; see {self.log}:\n{self.tail()}"
-                )
+            self._running(batch)
             for job in get_json(url):
                 running = re.search(r"batch = (\d+)", job.get("description") or "")
                 if running and int(running.group(1)) >= batch and job.get("numActiveTasks", 0) > 0:
@@ -123,6 +138,15 @@ class Submission:
             return None
 
         return wait_until(found, seconds, f"micro-batch {batch} to run tasks", interval=0.02)
+
+    def _running(self, batch: int) -> bool:
+        """True while spark-submit runs; fails with its log's tail once it has exited before ``batch`` ran."""
+        if self.process.poll() is not None:
+            raise AssertionError(
+                f"spark-submit exited with {self.process.returncode} before batch {batch} ran; see {self.log}:\n"
+                f"{self.tail()}"
+            )
+        return True
 
     def busy_executors(self) -> List[str]:
         """The executors running a task right now (from the running tasks of the active stages)."""
@@ -139,11 +163,24 @@ class Submission:
         finally:
             self._reader.join(timeout=30)
 
-    def result(self, seconds: float = 1800) -> dict:
+    def results(self, seconds: float = 1800) -> Dict[str, List[str]]:
+        """Each operator's output rows (one RESULT line per operator the job ran), once spark-submit has exited."""
         code = self.wait(seconds)
-        results = self.tagged("RESULT")
+        results = [json.loads(r) for r in self.tagged("RESULT")]
         assert code == 0 and results, f"spark-submit exited with {code}; see {self.log}:\n{self.tail()}"
-        return json.loads(results[-1])
+        return {r["operator"]: r["rows"] for r in results}
+
+    def timings(self) -> dict:
+        """Where this submission's time went, in seconds: from spark-submit to the first micro-batch's progress (JVMs,
+        session, executors), the micro-batches (first progress to last), and in all (to the end of its output)."""
+        marks = [t for t, line in zip(self.stamps, self.lines) if line.startswith("PROGRESS ")]
+        end = self.ended or time.monotonic()
+        return {
+            "start_s": round(marks[0] - self.started, 1) if marks else None,
+            "batches": len(marks),
+            "batches_s": round(marks[-1] - marks[0], 1) if marks else None,
+            "total_s": round(end - self.started, 1),
+        }
 
     def stop(self) -> None:
         """Kills what is left of this submission (the driver JVM and its Python child), by pid."""
@@ -166,11 +203,13 @@ class Kill:
     target: str = ""
     active_tasks: int = 0
     state_rows_before: Optional[int] = None
+    until_idle_s: Optional[float] = None  # driver kills: from the kill to a cluster ready for the resubmission
 
     def describe(self) -> str:
         busy = f", {self.active_tasks} executor(s) running tasks" if self.kind == "executor" else ""
         held = "" if self.state_rows_before is None else f", {self.state_rows_before} state rows held before it"
-        return f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}{held})"
+        idle = "" if self.until_idle_s is None else f", cluster idle {self.until_idle_s} s after it"
+        return f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}{held}{idle})"
 
 
 @dataclass
@@ -200,6 +239,7 @@ def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.
 def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
     kill.batch = sub.running_batch_with_tasks(kill.batch)
     time.sleep(kill.delay_ms / 1000)
+    killed = time.monotonic()
     python = children(sub.process.pid)
     sub.process.send_signal(signal.SIGKILL)
     kill.target = f"spark-submit pid {sub.process.pid}"
@@ -213,13 +253,15 @@ def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
                 os.kill(p, signal.SIGKILL)
     # The master drops the application once its driver is gone; its executors go with it.
     cluster.wait_idle(180)
+    kill.until_idle_s = round(time.monotonic() - killed, 1)
 
 
 def run_with_kills(
     cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan, rnd: random.Random
 ) -> dict:
     """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
-    Returns the last submission's RESULT with the kills (and the batch progress seen) added."""
+    Returns the last submission's output rows ("rows" for a job of one operator, "results" by operator) with the kills,
+    the batch progress seen and each submission's timings added."""
     submissions: List[Submission] = []
     try:
         sub = Submission(cluster, jars, args, f"{log_prefix}-0.log")
@@ -232,7 +274,8 @@ def run_with_kills(
                 sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log")
                 submissions.append(sub)
             print(kill.describe(), flush=True)
-        result = sub.result()
+        results = sub.results()
+        result: dict = {"results": results, "rows": next(iter(results.values())) if len(results) == 1 else None}
         progress: Dict[int, dict] = {}
         for s in submissions:
             progress.update(s.progress())
@@ -242,6 +285,7 @@ def run_with_kills(
         result["kills"] = [k.describe() for k in plan.kills]
         result["plan"] = plan
         result["batches"] = len(progress)
+        result["timings"] = [s.timings() for s in submissions]
     finally:
         for s in submissions:
             s.stop()

@@ -76,6 +76,8 @@ def wait_until(condition, seconds: float, what: str, interval: float = 0.2):
             value = condition()
             if value:
                 return value
+        except AssertionError:
+            raise  # the condition found a failure (a process exited): waiting on would only hide it
         except Exception as e:  # noqa: BLE001 - the UI is not up yet, or a process is between states
             last_error = e
         time.sleep(interval)

@@ -24,7 +24,7 @@ from conftest import BUNDLED_JAR
 from faults import Plan, record, run_with_kills, seeded
 from standalone import standalone_cluster
 
-from spark_suppress._jvm import spark_line
+from spark_suppress._jars import spark_line
 
 FULL = bool(os.environ.get("RELIABILITY") or os.environ.get("RELIABILITY_LONG"))
 BATCHES = 12
@@ -113,6 +113,7 @@ def run_sink(sink, cluster, broker, jars, reference, tmp_path, topic="out"):
         "seed": seed,
         "kills": result["kills"],
         "seconds": round(time.monotonic() - started),
+        "timings": result["timings"],
         **figures,
     }
     record(entry)

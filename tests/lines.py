@@ -10,7 +10,7 @@ for the second Scala version of a line), so a suite here is exactly what `make <
   (`test-jvm`), the Python tests (`test-python`), every conformance vector on py4j (`conformance`), the Python tests
   of operators on Spark Connect (`test-connect`), every vector on Spark Connect (`conformance-connect`) and the
   wheel with only pyspark-client (`test-connect-client`) and the quick slice of the cluster faults (an executor
-  killed on a standalone cluster, `test-cluster-faults`);
+  and then the driver killed on a standalone cluster, `test-cluster-faults`);
 - every other line: the Scala suites that pin Spark's and Scala's behaviour (`test-jvm`: the probe suites,
   `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: every conformance vector and chain
   vector on py4j once (`conformance-once`), Connect's own tests (`test-connect-plugin`) and the chain vectors on

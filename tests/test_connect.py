@@ -234,6 +234,8 @@ def test_malformed_messages_and_specs_are_refused_naming_the_field(spark):
     assert "malformed operator spec: the spec is not JSON" in refused(spec_json="{" * 5000)
     assert "version mismatch: the Python package is version xxxxxxxxxx" in refused(client_version="x" * 100_000)
     assert len(refused(client_version="x" * 100_000).split("JVM stacktrace")[0]) < 2000
+    # proto3 sends no empty string: this is a message without the field, which must not skip the version check.
+    assert "the client's Suppress message has no client_version" in refused(client_version="")
 
 
 class _Raw:

@@ -1,16 +1,21 @@
 """One spark-suppress operator as a streaming query on a cluster, the job the fault tests (reliability/
 test_cluster_faults.py) submit, kill and submit again.
 
-    spark-submit --master spark://... --jars spark-suppress.jar cluster_job.py OPERATOR WORKDIR [--input DIR] \
+    spark-submit --master spark://... --jars spark-suppress.jar cluster_job.py OPERATOR[,OPERATOR...] WORKDIR \
+        [--input DIR] \
         [--provider hdfs|rocksdb] [--source files|kafka] [--sink files|delta|kafka] [--bootstrap HOST:PORT] \
         [--produce BATCHES]
 
-OPERATOR is suppress, aggregate, join or chain (join -> windowed aggregation -> suppress in one query). The input is
+OPERATOR is suppress, aggregate, join or chain (join -> windowed aggregation -> suppress in one query); several,
+comma-separated, run one after another in one application (the tests' uninterrupted references: one submission,
+one JVM start-up, for all of them; a run with kills has one operator). The input is
 generated from a fixed seed (``write_inputs``, also called by the tests) as one file per micro-batch, or as records of
 a one-partition Kafka topic read a fixed number per micro-batch: batches are the same in every run. The query runs
-with Trigger.AvailableNow from WORKDIR/checkpoint to the sink under WORKDIR (or topic ``out``), then the script reads
-the sink back and prints ``RESULT`` with every output row as JSON, sorted, duplicates kept. While it runs it prints
-``APP``/``UI`` (where the tests find the executors and the running batch) and one ``PROGRESS`` line per batch.
+with Trigger.AvailableNow from WORKDIR/OPERATOR/checkpoint to the sink under WORKDIR/OPERATOR (or topic ``out``), then
+the script reads the sink back and prints ``RESULT`` with the operator and every output row as JSON, sorted,
+duplicates kept. While it runs it prints
+``APP``/``UI`` (where the tests find the executors and the running batch), ``STARTED`` once a query has started and
+one ``PROGRESS`` line per batch.
 """
 
 import argparse
@@ -119,7 +124,7 @@ def read_input(spark, args, what: str, schema: str):
     return raw.select(F.from_json(F.col("value").cast("string"), schema).alias("r")).select("r.*")
 
 
-def build(spark, args):
+def build(spark, args, operator: str):
     from pyspark.sql import functions as F
 
     import spark_suppress as ss
@@ -142,7 +147,7 @@ def build(spark, args):
         )
 
     windows = ss.TimeWindows.of_size_and_grace(timedelta(seconds=6), timedelta(seconds=2))
-    if args.operator == "suppress":
+    if operator == "suppress":
         limited = ss.suppress(
             events(),
             key="user",
@@ -152,7 +157,7 @@ def build(spark, args):
             ),
         )
         return limited.select("user", "ts", "n")
-    if args.operator == "aggregate":
+    if operator == "aggregate":
         counts = ss.aggregate_windowed(
             events(),
             key="user",
@@ -163,9 +168,9 @@ def build(spark, args):
             name="cf-aggregate",
         )
         return counts.select("user", F.col("window.start").alias("start"), "records", "total")
-    if args.operator == "join":
+    if operator == "join":
         return joined().select("user", "ts", "n", "tier")
-    if args.operator == "chain":
+    if operator == "chain":
         totals = ss.aggregate_windowed(
             joined(),
             key="user",
@@ -182,14 +187,14 @@ def build(spark, args):
             suppressed=ss.Suppressed.until_window_closes(ss.BufferConfig.unbounded()).with_name("cf-chain-final"),
         )
         return finals.select("user", F.col("window.start").alias("start"), "total", "tier")
-    raise ValueError(f"unknown operator {args.operator}")
+    raise ValueError(f"unknown operator {operator}")
 
 
-def start(out, args):
+def start(out, args, work: str, operator: str):
     from pyspark.sql import functions as F
 
     as_json = out.select(F.col("user").alias("key"), F.to_json(F.struct(*out.columns)).alias("value"))
-    checkpoint = os.path.join(args.work, "checkpoint")
+    checkpoint = os.path.join(work, "checkpoint")
     if args.sink == "kafka":
         writer = (
             as_json.writeStream.format("kafka")
@@ -197,18 +202,15 @@ def start(out, args):
             .option("topic", args.topic)
         )
     elif args.sink == "delta":
-        writer = as_json.writeStream.format("delta").option("path", os.path.join(args.work, "sink"))
+        writer = as_json.writeStream.format("delta").option("path", os.path.join(work, "sink"))
     else:
-        writer = as_json.writeStream.format("json").option("path", os.path.join(args.work, "sink"))
+        writer = as_json.writeStream.format("json").option("path", os.path.join(work, "sink"))
     return (
-        writer.option("checkpointLocation", checkpoint)
-        .queryName(f"cf-{args.operator}")
-        .trigger(availableNow=True)
-        .start()
+        writer.option("checkpointLocation", checkpoint).queryName(f"cf-{operator}").trigger(availableNow=True).start()
     )
 
 
-def read_sink(spark, args):
+def read_sink(spark, args, work: str):
     """Every row the sink committed (the file sink's and Delta's logs say which files count), as JSON strings."""
     from pyspark.sql import functions as F
 
@@ -222,15 +224,25 @@ def read_sink(spark, args):
             .select(F.col("value").cast("string").alias("value"))
         )
     elif args.sink == "delta":
-        rows = spark.read.format("delta").load(os.path.join(args.work, "sink"))
+        rows = spark.read.format("delta").load(os.path.join(work, "sink"))
     else:
-        rows = spark.read.schema("key STRING, value STRING").json(os.path.join(args.work, "sink"))
+        rows = spark.read.schema("key STRING, value STRING").json(os.path.join(work, "sink"))
     return sorted(r.value for r in rows.collect())
+
+
+def operators(text: str):
+    found = text.split(",")
+    unknown = [o for o in found if o not in OPERATORS]
+    if unknown or len(set(found)) != len(found):
+        raise argparse.ArgumentTypeError(
+            f"operators {text!r}: each must be one of {', '.join(OPERATORS)}, at most once (e.g. suppress,join)"
+        )
+    return found
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("operator", choices=OPERATORS)
+    parser.add_argument("operators", type=operators, help=f"one of {', '.join(OPERATORS)}, or several comma-separated")
     parser.add_argument("work")
     parser.add_argument("--input", help="the input files' directory (write_inputs)")
     parser.add_argument("--provider", choices=sorted(PROVIDERS), default="hdfs")
@@ -251,7 +263,7 @@ def main() -> int:
     from pyspark.sql.streaming import StreamingQueryListener
 
     builder = (
-        SparkSession.builder.appName(f"cluster-faults-{args.operator}")
+        SparkSession.builder.appName(f"cluster-faults-{'-'.join(args.operators)}")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.streaming.stateStore.providerClass", PROVIDERS[args.provider])
@@ -275,6 +287,7 @@ def main() -> int:
                 "PROGRESS "
                 + json.dumps(
                     {
+                        "query": p.name,
                         "batch": p.batchId,
                         "input": p.numInputRows,
                         "state_rows": [s.numRowsTotal for s in p.stateOperators],
@@ -292,11 +305,14 @@ def main() -> int:
     spark.streams.addListener(Progress())
     if args.produce:
         produce(spark, args.bootstrap, args.produce)
-    query = start(build(spark, args), args)
-    query.awaitTermination()
-    if query.exception() is not None:
-        raise query.exception()
-    print("RESULT " + json.dumps({"rows": read_sink(spark, args)}), flush=True)
+    for operator in args.operators:
+        work = os.path.join(args.work, operator)
+        query = start(build(spark, args, operator), args, work, operator)
+        print(f"STARTED {query.name}", flush=True)
+        query.awaitTermination()
+        if query.exception() is not None:
+            raise query.exception()
+        print("RESULT " + json.dumps({"operator": operator, "rows": read_sink(spark, args, work)}), flush=True)
     spark.stop()
     return 0
 

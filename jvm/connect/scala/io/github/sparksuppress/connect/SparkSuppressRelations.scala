@@ -30,26 +30,26 @@ object SparkSuppressRelations {
     // Other plugins' messages pass through untouched: the planner offers every extension to every plugin.
     if (any.is(classOf[Suppress])) ConnectSupport.nested("Suppress") {
       val m = message(any, "Suppress", Suppress.parseFrom(_: CodedInputStream))
-      ConnectSupport.checkClient(m.getClientVersion)
+      ConnectSupport.checkClient("Suppress", m.getClientVersion)
       Some(logical(PythonFacade.suppress(frame(planner, m.getInput, "Suppress.input"), m.getSpecJson)))
     }
     else if (any.is(classOf[AggregateWindowed])) ConnectSupport.nested("AggregateWindowed") {
       val m = message(any, "AggregateWindowed", AggregateWindowed.parseFrom(_: CodedInputStream))
-      ConnectSupport.checkClient(m.getClientVersion)
+      ConnectSupport.checkClient("AggregateWindowed", m.getClientVersion)
       val input = frame(planner, m.getInput, "AggregateWindowed.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "AggregateWindowed.aggregations")).asJava
       Some(logical(PythonFacade.aggregateWindowed(input, m.getSpecJson, aggregations)))
     }
     else if (any.is(classOf[Aggregate])) ConnectSupport.nested("Aggregate") {
       val m = message(any, "Aggregate", Aggregate.parseFrom(_: CodedInputStream))
-      ConnectSupport.checkClient(m.getClientVersion)
+      ConnectSupport.checkClient("Aggregate", m.getClientVersion)
       val input = frame(planner, m.getInput, "Aggregate.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "Aggregate.aggregations")).asJava
       Some(logical(PythonFacade.aggregate(input, m.getSpecJson, aggregations)))
     }
     else if (any.is(classOf[JoinVersioned])) ConnectSupport.nested("JoinVersioned") {
       val m = message(any, "JoinVersioned", JoinVersioned.parseFrom(_: CodedInputStream))
-      ConnectSupport.checkClient(m.getClientVersion)
+      ConnectSupport.checkClient("JoinVersioned", m.getClientVersion)
       val initial = if (m.getInitialVersions.isEmpty) null
       else frame(planner, m.getInitialVersions, "JoinVersioned.initial_versions")
       Some(logical(PythonFacade.joinVersioned(
@@ -61,7 +61,7 @@ object SparkSuppressRelations {
     }
     else if (any.is(classOf[Metrics])) ConnectSupport.nested("Metrics") {
       val m = message(any, "Metrics", Metrics.parseFrom(_: CodedInputStream))
-      ConnectSupport.checkClient(m.getClientVersion)
+      ConnectSupport.checkClient("Metrics", m.getClientVersion)
       Some(ConnectSupport.metrics(planner, m.getObservationNamesList.asScala.toSeq))
     }
     else None
@@ -77,10 +77,24 @@ private[connect] object ConnectSupport {
 
   @volatile private var runtimeChecked = false
 
-  def checkClient(clientVersion: String): Unit = {
+  /**
+   * Refuses a `kind` message whose client is of another release, or does not say. The spark_suppress package sets
+   * `client_version` in every message (`_connect._message`); proto3 reads an absent field as "", so an empty one is a
+   * client that skipped the check (another client, or a message cut short), and it is refused rather than let through
+   * unchecked.
+   */
+  def checkClient(kind: String, clientVersion: String): Unit = {
     if (!runtimeChecked) { RuntimeCompatibility.check(); runtimeChecked = true }
     val server = RuntimeCompatibility.libraryVersion
-    if (clientVersion.nonEmpty && clientVersion != server) {
+    if (clientVersion.isEmpty) {
+      throw new IllegalArgumentException(
+        s"spark-suppress: the client's $kind message has no client_version, so the server cannot tell " +
+          s"whether the client's release matches its spark-suppress jar version $server. Send the message from the " +
+          s"spark_suppress Python package of version $server (pip install spark-suppress==$server), which sets " +
+          "client_version in every message; a client of its own must set client_version to that version."
+      )
+    }
+    if (clientVersion != server) {
       // The version is the client's text, echoed back: a real one is short, anything else is cut.
       val client = if (clientVersion.length <= 40) clientVersion else clientVersion.take(40) + "…"
       throw new IllegalArgumentException(

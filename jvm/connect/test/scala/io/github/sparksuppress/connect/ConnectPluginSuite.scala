@@ -8,7 +8,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString}
 
 import io.github.sparksuppress.RuntimeCompatibility
-import io.github.sparksuppress.connect.proto.{Connect, StringFold, Suppress}
+import io.github.sparksuppress.connect.proto.{
+  Aggregate, AggregateWindowed, Connect, JoinVersioned, Metrics, StringFold, Suppress
+}
 
 /**
  * The plugins' handling of messages that never reach the planner (the rest runs end to end in tests/test_connect.py).
@@ -33,6 +35,23 @@ class ConnectPluginSuite extends AnyFunSuite {
     def minor(v: String) = v.split('.').take(2).mkString(".")
     val line = s"${minor(org.apache.spark.SPARK_VERSION)}_${minor(scala.util.Properties.versionNumberString)}"
     assert(e.getMessage.contains(s"--jars spark-suppress_$line-9.9.9.jar"), e.getMessage)
+  }
+
+  test("a message without client_version is refused before anything is planned, naming the field and the fix") {
+    // proto3 cannot tell an absent string from an empty one: both must be refused, for every message with the field.
+    val server = RuntimeCompatibility.libraryVersion
+    val messages = Seq(
+      "Suppress" -> Suppress.newBuilder().setInput(ByteString.EMPTY).setSpecJson("{}").setClientVersion("").build(),
+      "AggregateWindowed" -> AggregateWindowed.newBuilder().setSpecJson("{}").build(),
+      "Aggregate" -> Aggregate.newBuilder().setSpecJson("{}").build(),
+      "JoinVersioned" -> JoinVersioned.newBuilder().setSpecJson("{}").build(),
+      "Metrics" -> Metrics.newBuilder().addObservationNames("spark_suppress:x#1").build()
+    )
+    messages.foreach { case (kind, message) =>
+      val e = intercept[IllegalArgumentException](SparkSuppressRelations.transform(ProtoAny.pack(message), null))
+      assert(e.getMessage.startsWith(s"spark-suppress: the client's $kind message has no client_version"), e.getMessage)
+      assert(e.getMessage.contains(s"pip install spark-suppress==$server"), e.getMessage)
+    }
   }
 
   test("the class names servers are configured with (spark_suppress.connect_server_conf) are this line's plugins") {

@@ -1,11 +1,12 @@
 package io.github.sparksuppress.spark
 
+import java.lang.ref.WeakReference
 import java.time.Duration
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.ListenerBusAccess
-import org.apache.spark.sql.{DataFrame, Encoders}
+import org.apache.spark.sql.{DataFrame, Encoders, SparkSession}
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.{col, timestamp_millis}
 import org.apache.spark.sql.streaming.StreamingQuery
@@ -77,6 +78,34 @@ class MetricsRegistrySuite extends SparkSessionSuite {
     )
     assert(terminated <= MetricsRegistry.KeptTerminated)
     assert(bufferCount(last, s"op-$queries") === 1.0)
+  }
+
+  test("a session that ran operators is not held by the registry once its queries have stopped and it is dropped") {
+    val dropped = ranAndDropped()
+    ListenerBusAccess.drain(spark)
+    // One System.gc() is a request, not a promise: ask again, a bounded number of times, until the session is gone.
+    val collected = (1 to 20).exists { _ => System.gc(); dropped.get == null }
+    assert(
+      collected,
+      "a session whose only query stopped, and which nothing of the test holds, was not collected: " +
+        "something (the metrics registry held every session that built an operator) keeps it alive"
+    )
+  }
+
+  /**
+   * A new session (as a Spark Connect server makes one per client session) builds an operator and runs it to its end;
+   * only a weak reference to the session leaves this method.
+   */
+  private def ranAndDropped(): WeakReference[SparkSession] = {
+    val session = spark.newSession()
+    val input = MemoryStream[(String, Long)](Encoders.tuple(Encoders.STRING, Encoders.scalaLong), session.sqlContext)
+    val q = run(held(input, "dropped"), "dropped_q")
+    try {
+      input.addData(("x", 1000L))
+      q.processAllAvailable()
+      assert(bufferCount(q, "dropped") === 1.0)
+    } finally q.stop()
+    new WeakReference(session)
   }
 
   test("observation names answer only for the session whose operators they are, with one error for all others") {

@@ -9,11 +9,16 @@ import io.github.sparksuppress.core.chain.{ChainOutput, ChainRecord, JoinNode}
  * of the shard's keys written into the join's table in timestamp order, as the changelog's would be, and every other
  * node empty. Rows with a null key are dropped and counted, as the changelog's are.
  *
- * @param key      position of the key's bytes in the rows
- * @param values   position of the key's values
- * @param time     position of the event time (epoch milliseconds)
- * @param deleted  position of the tombstone flag
- * @param value    position of the table's value columns (a struct)
+ * @param key
+ *   position of the key's bytes in the rows
+ * @param values
+ *   position of the key's values
+ * @param time
+ *   position of the event time (epoch milliseconds)
+ * @param deleted
+ *   position of the tombstone flag
+ * @param value
+ *   position of the table's value columns (a struct)
  */
 private[chain] final class ChainInitialState(p: ChainParams, key: Int, values: Int, time: Int, deleted: Int, value: Int)
     extends ((Array[Byte], Iterator[Row]) => (Array[Byte], Array[Byte]))

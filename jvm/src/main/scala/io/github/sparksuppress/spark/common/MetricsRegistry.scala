@@ -107,7 +107,6 @@ private[sparksuppress] object MetricsRegistry {
    * object (Spark Connect clients).
    */
   private val terminatedObservations = new java.util.LinkedHashMap[String, (Long, (String, Map[String, Double]))]()
-  private val listenedSessions = ConcurrentHashMap.newKeySet[SparkSession]()
 
   /**
    * A number per session that built operators: what a terminated operator remembers of its session without keeping
@@ -136,9 +135,24 @@ private[sparksuppress] object MetricsRegistry {
     acc.owner = op
     operators.values.removeIf(_.get == null)
     operators.put(observation, new WeakReference(op))
-    if (listenedSessions.add(spark)) spark.streams.addListener(Listener)
+    listen(spark)
     op
   }
+
+  /**
+   * Puts the registry's listener on the session's query manager once. Spark's own list of the session's listeners is
+   * the record of that, so the registry holds no session: a set of sessions here kept every session that ever built
+   * an operator alive for the JVM's lifetime (a Spark Connect server makes one per client session, and Spark 3.5 to
+   * 4.3 offer no hook on a session's end to release it from). The listener leaves with its session.
+   */
+  private def listen(spark: SparkSession): Unit = ListenerLock.synchronized {
+    if (!spark.streams.listListeners().contains(Listener)) spark.streams.addListener(Listener)
+  }
+
+  /**
+   * Two operators built at once on one session must not both add the listener (each batch would be sampled twice).
+   */
+  private object ListenerLock
 
   /** The operators of `query`, by operator name: live values, or the last ones once it has terminated. */
   def forQuery(query: StreamingQuery): Map[String, Map[String, Double]] = {
