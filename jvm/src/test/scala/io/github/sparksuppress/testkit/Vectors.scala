@@ -19,11 +19,16 @@ object Vectors {
     dir
   }
 
-  /** The chain vectors' directory (CHAINS_DIR, default tests/conformance/chains). */
+  /**
+   * The chain vectors' directory: the first of CHAINS_DIR's folders (several joined by ':', as the conformance runner
+   * takes them) that holds chains.json; default tests/conformance/chains.
+   */
   def chainsDirectory: File = {
-    val dir = sys.env.get("CHAINS_DIR").map(new File(_)).getOrElse(new File("tests/conformance/chains"))
-    require(dir.isDirectory, s"chain vectors not found at ${dir.getAbsolutePath}; set CHAINS_DIR")
-    dir
+    val dirs = sys.env.get("CHAINS_DIR").map(_.split(File.pathSeparator).toSeq.filter(_.nonEmpty).map(new File(_)))
+      .getOrElse(Seq(new File("tests/conformance/chains")))
+    dirs.find(d => new File(d, "chains.json").isFile).getOrElse(throw new IllegalArgumentException(
+      s"chain vectors (chains.json) not found in ${dirs.map(_.getAbsolutePath).mkString(", ")}; set CHAINS_DIR"
+    ))
   }
 
   def family(fileName: String): Seq[JsonNode] = familyIn(directory, fileName)
