@@ -6,7 +6,7 @@ import java.time.Duration
 import scala.util.Random
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{count, last, max, sum}
+import org.apache.spark.sql.functions.{col, count, last, max, sum}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types._
 
@@ -310,6 +310,43 @@ object OperatorsUnderTest {
     def buffered(query: StreamingQuery): Long = stateRows(query)
   }
 
+  /**
+   * The chain above with stateless steps inside it: a `where` on the join's output (KStream.filter: orders without a
+   * tier are dropped), a `withColumn` (mapValues) and a `where` on the windowed revenue before the suppress
+   * (KTable.filter with old values, its per-window memory in the shard's state).
+   */
+  val chainWithFilters: OperatorUnderTest = new OperatorUnderTest {
+    val name = "rel-chain-join-filter-aggregate-filter-suppress"
+    val inputs: Seq[InputSpec] = chainJoinAggregateSuppress.inputs
+    def build(in: Map[String, DataFrame]): DataFrame = {
+      val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
+      in("orders")
+        .transform(StreamTableJoin(
+          "customer",
+          "order_ts",
+          table,
+          Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")
+        ))
+        .where(col("tier").isNotNull)
+        .withColumn("double_amount", col("amount") * 2)
+        .transform(AggregateWindowed(
+          Seq("customer"),
+          "order_ts",
+          TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
+          Seq(sum("double_amount").as("revenue")),
+          EmitStrategy.onWindowUpdate()
+        ).withName(s"$name-revenue"))
+        .where(col("revenue") >= 20)
+        .transform(Suppress(
+          Seq("customer"),
+          "order_ts",
+          Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)
+        ))
+    }
+    def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
+    def buffered(query: StreamingQuery): Long = stateRows(query)
+  }
+
   /** Final results of hopping windows with the records dropped for closed windows emitted, flagged late. */
   val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest(
     "rel-aggregate-hopping-late",
@@ -339,6 +376,7 @@ object OperatorsUnderTest {
     aggregateSessionsOnUpdate,
     aggregateHoppingLateEmit,
     aggregateHoppingIdle,
-    chainJoinAggregateSuppress
+    chainJoinAggregateSuppress,
+    chainWithFilters
   )
 }
