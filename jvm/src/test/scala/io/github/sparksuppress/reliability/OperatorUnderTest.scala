@@ -5,7 +5,7 @@ import java.time.Duration
 
 import scala.util.Random
 
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.{Column, DataFrame, Row}
 import org.apache.spark.sql.functions.{col, count, last, max, sum}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types._
@@ -276,12 +276,16 @@ object OperatorsUnderTest {
   )
 
   /**
-   * A three-operator chain in one query: orders left-joined (grace 2.5 s) with the customers' tiers, revenue per
-   * customer and 3-second window with the tier of the latest order, final results only. Its state is one entry per
-   * shard holding all three nodes.
+   * Orders left-joined (grace 2.5 s) with the customers' tiers, `between` applied to the joined stream, revenue per
+   * customer and 3-second window, `beforeSuppress` applied to the windowed updates, final results only, in one query.
+   * Its state is one entry per shard holding all the nodes.
    */
-  val chainJoinAggregateSuppress: OperatorUnderTest = new OperatorUnderTest {
-    val name = "rel-chain-join-aggregate-suppress"
+  private final class JoinAggregateSuppressChain(
+      val name: String,
+      aggregations: Seq[Column],
+      between: DataFrame => DataFrame,
+      beforeSuppress: DataFrame => DataFrame
+  ) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, None), InputSpec("tiers", tiers, None))
     def build(in: Map[String, DataFrame]): DataFrame = {
       val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
@@ -292,13 +296,15 @@ object OperatorsUnderTest {
           table,
           Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")
         ))
+        .transform(between)
         .transform(AggregateWindowed(
           Seq("customer"),
           "order_ts",
           TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
-          Seq(sum("amount").as("revenue"), last("tier").as("tier")),
+          aggregations,
           EmitStrategy.onWindowUpdate()
         ).withName(s"$name-revenue"))
+        .transform(beforeSuppress)
         .transform(Suppress(
           Seq("customer"),
           "order_ts",
@@ -310,42 +316,25 @@ object OperatorsUnderTest {
     def buffered(query: StreamingQuery): Long = stateRows(query)
   }
 
+  /** The three-operator chain: the revenue carries the tier of the latest order. */
+  val chainJoinAggregateSuppress: OperatorUnderTest = new JoinAggregateSuppressChain(
+    "rel-chain-join-aggregate-suppress",
+    Seq(sum("amount").as("revenue"), last("tier").as("tier")),
+    identity,
+    identity
+  )
+
   /**
-   * The chain above with stateless steps inside it: a `where` on the join's output (KStream.filter: orders without a
-   * tier are dropped), a `withColumn` (mapValues) and a `where` on the windowed revenue before the suppress
-   * (KTable.filter with old values, its per-window memory in the shard's state).
+   * The chain with stateless steps inside it: a `where` on the join's output (KStream.filter: orders without a tier
+   * are dropped), a `withColumn` (mapValues) and a `where` on the windowed revenue before the suppress (KTable.filter
+   * with old values, its per-window memory in the shard's state).
    */
-  val chainWithFilters: OperatorUnderTest = new OperatorUnderTest {
-    val name = "rel-chain-join-filter-aggregate-filter-suppress"
-    val inputs: Seq[InputSpec] = chainJoinAggregateSuppress.inputs
-    def build(in: Map[String, DataFrame]): DataFrame = {
-      val table = ChangelogTable.versioned(in("tiers"), "changed_at", ms(20000))
-      in("orders")
-        .transform(StreamTableJoin(
-          "customer",
-          "order_ts",
-          table,
-          Joined.left().withGracePeriod(ms(2500)).withName(s"$name-join")
-        ))
-        .where(col("tier").isNotNull)
-        .withColumn("double_amount", col("amount") * 2)
-        .transform(AggregateWindowed(
-          Seq("customer"),
-          "order_ts",
-          TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
-          Seq(sum("double_amount").as("revenue")),
-          EmitStrategy.onWindowUpdate()
-        ).withName(s"$name-revenue"))
-        .where(col("revenue") >= 20)
-        .transform(Suppress(
-          Seq("customer"),
-          "order_ts",
-          Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)
-        ))
-    }
-    def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
-    def buffered(query: StreamingQuery): Long = stateRows(query)
-  }
+  val chainWithFilters: OperatorUnderTest = new JoinAggregateSuppressChain(
+    "rel-chain-join-filter-aggregate-filter-suppress",
+    Seq(sum("double_amount").as("revenue")),
+    _.where(col("tier").isNotNull).withColumn("double_amount", col("amount") * 2),
+    _.where(col("revenue") >= 20)
+  )
 
   /** Final results of hopping windows with the records dropped for closed windows emitted, flagged late. */
   val aggregateHoppingLateEmit: OperatorUnderTest = new AggregateUnderTest(

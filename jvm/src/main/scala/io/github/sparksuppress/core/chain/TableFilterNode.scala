@@ -36,7 +36,7 @@ final class TableFilterNode[K](
     extends ForwardingNode[K] {
 
   /** The (key, window) pairs whose latest value passed; kept only with old values. */
-  val passed = new java.util.TreeMap[WindowedKey[K], java.lang.Boolean](WindowedKey.keyOps[K])
+  val passed = new java.util.TreeSet[WindowedKey[K]](WindowedKey.keyOps[K])
   var droppedNullKeys: Long = 0L
 
   protected def receive(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
@@ -46,9 +46,9 @@ final class TableFilterNode[K](
     else {
       val k = WindowedKey(record.key, record.window)
       if (ok) {
-        passed.put(k, java.lang.Boolean.TRUE)
+        passed.add(k)
         out.forward(passing(record))
-      } else if (passed.remove(k) != null) out.forward(tombstone(record))
+      } else if (passed.remove(k)) out.forward(tombstone(record))
     }
   }
 
@@ -57,7 +57,7 @@ final class TableFilterNode[K](
    * this node's stream time, which never passes the aggregation's): no update, so no old value, will come.
    */
   def forgetClosedWindows(): Unit = closedAfterMs.foreach { after =>
-    val it = passed.keySet().iterator()
+    val it = passed.iterator()
     while (it.hasNext) {
       val w = it.next().window
       if (w != null && w.end + after < streamTime) it.remove()

@@ -110,11 +110,7 @@ final class ChainFunction(p: ChainParams)
     out.iterator
   }
 
-  private def key(row: Row): ChainKey = {
-    val values = row.getStruct(KeyValues)
-    // Kafka's null key: every node but a left join drops it.
-    if ((0 until values.length).exists(values.isNullAt)) null else new ChainKey(row.getAs[Array[Byte]](Key), values)
-  }
+  private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
   private def time(row: Row, side: String): Long = {
     if (row.isNullAt(Time)) {

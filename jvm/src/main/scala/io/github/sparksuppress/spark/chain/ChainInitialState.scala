@@ -3,6 +3,7 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.Row
 
 import io.github.sparksuppress.core.chain.{ChainOutput, ChainRecord, JoinNode}
+import io.github.sparksuppress.spark.join.InitialVersionColumns
 
 /**
  * One shard's initial chain state from the initial versions of the table its first node (a join) reads: the versions
@@ -30,15 +31,9 @@ private[chain] final class ChainInitialState(p: ChainParams, key: Int, values: I
     // Nothing waits in the grace buffer yet, so a table write forwards nothing.
     val nowhere = new ChainOutput[ChainKey] { def forward(r: ChainRecord[ChainKey]): Unit = () }
     val all = rows.toArray
-    if (all.exists(_.isNullAt(time))) {
-      throw new IllegalStateException(
-        s"${p.operator}: an initial version has a null timestamp; every version needs one. Filter such rows out (or " +
-          "fill them) in the initialVersions DataFrame."
-      )
-    }
+    if (all.exists(_.isNullAt(time))) throw InitialVersionColumns.nullTimestamp(p.operator)
     all.sortBy(_.getLong(time)).foreach { r =>
-      val keyValues = r.getStruct(values)
-      val k = if ((0 until keyValues.length).exists(keyValues.isNullAt)) null else new ChainKey(r.getAs(key), keyValues)
+      val k = ChainKey.orNull(r.getAs[Array[Byte]](key), r.getStruct(values))
       val gone = !r.isNullAt(deleted) && r.getBoolean(deleted)
       join.table(ChainRecord(k, null, if (gone) null else r.getStruct(value), r.getLong(time), gone), nowhere)
     }

@@ -19,6 +19,11 @@ final class ChainKey(val bytes: Array[Byte], val values: Row) {
 }
 
 object ChainKey {
+
+  /** The key of these values, or null (Kafka's null key, which every node but a left join drops) if any is null. */
+  def orNull(bytes: Array[Byte], values: Row): ChainKey =
+    if ((0 until values.length).exists(values.isNullAt)) null else new ChainKey(bytes, values)
+
   implicit val keyOps: KeyOps[ChainKey] = new KeyOps[ChainKey] {
     def hash(k: ChainKey): Int = java.util.Arrays.hashCode(k.bytes)
     def same(a: ChainKey, b: ChainKey): Boolean = java.util.Arrays.equals(a.bytes, b.bytes)

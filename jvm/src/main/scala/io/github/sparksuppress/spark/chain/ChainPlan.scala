@@ -138,15 +138,15 @@ object ChainPlan {
     val keySchema = StructType(keyIdx.map(i => schema.fields(i).copy(nullable = true)))
 
     // The first step's input extras: a changelog's tombstone column, a windowed input's window.
-    val (tombstone, window) = first match {
+    val (tombstone, window, windowColumns) = first match {
       case ChainStep.SuppressStep(s) =>
         val t = s.tombstone.map { c =>
           val i = InputColumns.index(schema, c, "tombstone", operator)
           InputColumns.requireBoolean(schema, i, "tombstone", operator)
           i
         }
-        (t, s.window.map(WindowBounds.resolve(schema, _, operator)))
-      case _ => (None, None)
+        (t, s.window.map(WindowBounds.resolve(schema, _, operator)), s.window.toSeq.flatMap(_.columns))
+      case _ => (None, None, Nil)
     }
 
     val r = new ChainResolution(
@@ -155,10 +155,7 @@ object ChainPlan {
       schema.fields(tsIdx).name,
       table = !joinFirst,
       tombstone.map(schema.fields(_).name),
-      first match {
-        case ChainStep.SuppressStep(s) => s.window.toSeq.flatMap(_.columns)
-        case _ => Nil
-      },
+      windowColumns,
       None
     )
     var table: Option[ChainTableSide] = None
@@ -166,29 +163,9 @@ object ChainPlan {
       val op = names(i)
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
       step match {
-        case ChainStep.SuppressStep(s) =>
-          val spec = suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
-          r.timestamp = s.timestamp
-          r.table = true
-          // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order).
-          r.closedAfterMs = for (c <- r.closedAfterMs; sum = c + spec.spec.timeLimitMs if sum >= c) yield sum
-          spec
-        case ChainStep.WindowedAggregateStep(a) =>
-          val spec = windowedAggregate(df, a, r, keySchema, op)
-          r.timestamp = a.timestamp
-          r.table = true
-          r.flag = if (spec.retractions) Some(WindowAggregatePlan.RetractionColumn) else None
-          r.windowColumns = Seq(WindowAggregatePlan.WindowColumn)
-          r.closedAfterMs = Some(closesAfter(a.definition))
-          spec
-        case ChainStep.KeyAggregateStep(a) =>
-          val spec = keyAggregate(df, a, r, keySchema, op)
-          r.timestamp = a.timestamp
-          r.table = true
-          r.flag = None
-          r.windowColumns = Nil
-          r.closedAfterMs = None
-          spec
+        case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
+        case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
+        case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
           val (spec, side) = ChainJoin.resolve(j, schema, op)
           table = Some(side)
@@ -411,6 +388,10 @@ object ChainPlan {
       keyIdx.contains(j) || j == tsIdx ||
         excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))
     ).toArray
+    r.timestamp = s.timestamp
+    r.table = true
+    // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order).
+    r.closedAfterMs = for (c <- r.closedAfterMs; sum = c + limit if sum >= c) yield sum
     SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel)
   }
 
@@ -470,6 +451,7 @@ object ChainPlan {
         if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil
     )
     r.windowed = Some(definition)
+    r.closedAfterMs = Some(closesAfter(definition))
     WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
   }
 
@@ -486,7 +468,9 @@ object ChainPlan {
           "different windows together. Aggregate the raw records instead, or suppress the windowed results."
       )
     }
-    KeyAggregateNodeSpec(op, aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil))
+    val inputs = aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil)
+    r.closedAfterMs = None
+    KeyAggregateNodeSpec(op, inputs)
   }
 
   /**
@@ -511,6 +495,10 @@ object ChainPlan {
         Seq(StructField(tsField.name, TimestampType, nullable = true)) ++ flag,
       op
     )
+    r.timestamp = timestamp
+    r.table = true
+    r.flag = flag.headOption.map(_.name)
+    r.windowColumns = window.map(_.name)
     inputs
   }
 

@@ -62,7 +62,7 @@ object ChainRegistry {
         case Project(columns, child) => stateless += ChainStep.ProjectStep(columns, child.output); plan = child
         case SubqueryAlias(_, child) => plan = child
         case other =>
-          return other.collectFirst { case p if p.getTagValue(Description).isDefined => p.getTagValue(Description).get }
+          return other.collectFirst(Function.unlift((p: LogicalPlan) => p.getTagValue(Description)))
             .map(Under(other.nodeName, _))
             .getOrElse(if (stateless.isEmpty) NotAChain else OnInput(other, stateless.reverse.toSeq))
       }

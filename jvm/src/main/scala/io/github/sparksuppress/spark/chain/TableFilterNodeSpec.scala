@@ -71,7 +71,7 @@ final case class TableFilterNodeSpec(
     f.forgetClosedWindows()
     out.writeZigZag(f.streamTime)
     out.writeVarLong(f.passed.size().toLong)
-    f.passed.keySet().forEach { k =>
+    f.passed.forEach { k =>
       keys.write(out, k.key)
       ChainRecordParts.writeWindow(out, k.window)
     }
@@ -82,7 +82,7 @@ final case class TableFilterNodeSpec(
     f.restore(in.readZigZag())
     var i = in.readVarLong()
     while (i > 0) {
-      f.passed.put(WindowedKey(keys.read(in), ChainRecordParts.readWindow(in)), java.lang.Boolean.TRUE)
+      f.passed.add(WindowedKey(keys.read(in), ChainRecordParts.readWindow(in)))
       i -= 1
     }
   }

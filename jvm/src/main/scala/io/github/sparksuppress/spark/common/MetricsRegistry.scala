@@ -20,12 +20,12 @@ import org.apache.spark.sql.streaming.StreamingQueryListener.{
  *
  * Each operator instance's output is observed (`Dataset.observe`) under a name of its own, which puts a per-batch
  * emit count into `StreamingQueryProgress.observedMetrics` and so tells which query runs it: two queries with
- * operators of the same name never share an entry. When a query terminates, its operators leave the registry and
- * their last values are kept for the most recent [[KeptTerminated]] queries, so the registry stays bounded however
- * many queries a driver runs. An operator that no query has run yet is held only as long as its plan is (weakly,
- * through its accumulator), so DataFrames built and never started leave no trace. Gauges are sampled once per
- * micro-batch, when the progress event arrives, for the averages and maxima of operators whose tasks do not sample
- * them.
+ * operators of the same name never share an entry. When a query terminates, its operators leave the registry (for
+ * `retired`, where a restart of the same DataFrame finds them) and their last values are kept for the most recent
+ * [[KeptTerminated]] queries, so the registry stays bounded however many queries a driver runs. An operator that no
+ * query has run yet is held only as long as its plan is (weakly, through its accumulator), so DataFrames built and
+ * never started leave no trace. Gauges are sampled once per micro-batch, when the progress event arrives, for the
+ * averages and maxima of operators whose tasks do not sample them.
  */
 private[sparksuppress] object MetricsRegistry {
 
@@ -238,19 +238,22 @@ private[sparksuppress] object MetricsRegistry {
         Option(operators.remove(n)).foreach { r =>
           terminated.synchronized {
             retired.put(n, r)
-            val oldest = retired.keySet.iterator
-            while (retired.size > KeptTerminated * 4) { oldest.next(); oldest.remove() }
+            keepNewest(retired, KeptTerminated * 4)
           }
         }
       }
       if (last.nonEmpty) terminated.synchronized {
         terminated.put(event.runId, last.map(_._2._2).toMap)
         last.foreach { case (n, values) => terminatedObservations.put(n, values) }
-        val queries = terminated.keySet.iterator
-        while (terminated.size > KeptTerminated) { queries.next(); queries.remove() }
-        val observations = terminatedObservations.keySet.iterator
-        while (terminatedObservations.size > KeptTerminated * 4) { observations.next(); observations.remove() }
+        keepNewest(terminated, KeptTerminated)
+        keepNewest(terminatedObservations, KeptTerminated * 4)
       }
+    }
+
+    /** Drops the oldest entries of an insertion-ordered map beyond `n`. */
+    private def keepNewest(map: java.util.LinkedHashMap[_, _], n: Int): Unit = {
+      val oldest = map.keySet.iterator
+      while (map.size > n) { oldest.next(); oldest.remove() }
     }
 
     /** A DataFrame started twice runs one operator instance in two queries: it stays while either runs. */

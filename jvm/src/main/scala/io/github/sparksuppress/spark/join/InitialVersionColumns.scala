@@ -28,4 +28,10 @@ private[sparksuppress] object InitialVersionColumns {
       n -> f.name
     }.toMap
   }
+
+  /** Every initial version needs an event time, as every changelog row does. */
+  def nullTimestamp(operator: String): IllegalStateException = new IllegalStateException(
+    s"$operator: an initial version has a null timestamp; every version needs one. Filter such rows out (or fill " +
+      "them) in the initialVersions DataFrame."
+  )
 }

@@ -266,12 +266,7 @@ private[spark] final class InitialKeyState(
       if (metrics != null) metrics.count("dropped-null-table-key", all.length.toLong)
       Iterator.empty
     } else {
-      if (all.exists(_.isNullAt(Initial.Time))) {
-        throw new IllegalStateException(
-          s"$operator: an initial version has a null timestamp; every version needs one. Filter such rows out (or " +
-            "fill them) in the initialVersions DataFrame."
-        )
-      }
+      if (all.exists(_.isNullAt(Initial.Time))) throw InitialVersionColumns.nullTimestamp(operator)
       val entry = TableEntry[Row](spec)
       all.sortBy(_.getLong(Initial.Time)).foreach { r =>
         val deleted = !r.isNullAt(Initial.Tombstone) && r.getBoolean(Initial.Tombstone)
