@@ -2,6 +2,7 @@ import os
 import sys
 
 import pytest
+from jvm_options import with_test_jvm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -15,12 +16,14 @@ collect_ignore = (
 )
 
 
-CONF = {
-    "spark.sql.shuffle.partitions": "2",
-    "spark.ui.enabled": "false",
-    "spark.sql.session.timeZone": "UTC",
-    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
-}
+CONF = with_test_jvm(
+    {
+        "spark.sql.shuffle.partitions": "2",
+        "spark.ui.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+    }
+)
 
 
 def _session():

@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# tests/ itself too: its helper modules (connect_server, jvm_options) import each other by their own names.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tests.conformance import chain_cases, emit_cases, join_cases, suppress_cases  # noqa: E402
 from tests.conformance.common import Mismatch, Skip, load_vectors, vector_dir  # noqa: E402
@@ -37,6 +39,7 @@ def chains_dirs() -> List[str]:
 
 
 def session():
+    from jvm_options import with_test_jvm
     from pyspark.sql import SparkSession
 
     import spark_suppress as ss
@@ -55,6 +58,7 @@ def session():
         spark, _ = connect_server.start("spark-suppress-conformance", conf)
         connect_server.server_session().sparkContext.setLogLevel("ERROR")
         return spark
+    conf = with_test_jvm(conf)
     builder = SparkSession.builder.master("local[2]").appName("spark-suppress-conformance").config(map=conf)
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
