@@ -78,6 +78,54 @@ def test_windowed_count_then_final_results(driver):
     assert view(driver.step([rec("b", 12)]), "ws", "n") == [("a", 0, 2), ("b", 0, 1)]
 
 
+def _counts(df, **options):
+    return ss.aggregate_windowed(
+        df,
+        key="user",
+        timestamp="ts",
+        windows=TimeWindows.of_size_and_grace(timedelta(milliseconds=10), timedelta(milliseconds=2)),
+        aggregations=[F.count("*").alias("n")],
+        emit=EmitStrategy.on_window_update(),
+        **options,
+    )
+
+
+def test_late_records_of_an_aggregation_pass_the_suppress_after_it_by_flagged(driver):
+    # Kafka drops a@3 at the aggregation ([0,10) closed at stream time 12), and the suppress never sees it; with
+    # late="emit" it leaves as the aggregation's row counting it alone, flagged, and every other row has late=False.
+    counts = _counts(driver.input, late="emit")
+    finals = ss.suppress(
+        counts, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded())
+    )
+    driver.start(finals.withColumn("ws", F.unix_millis("window.start")))
+    assert driver.step([rec("a", 0)]) == []
+    assert view(driver.step([rec("a", 15)]), "ws", "n", "late") == [("a", 0, 1, False)]
+    assert view(driver.step([rec("a", 3)]), "ws", "n", "late") == [("a", 0, 1, True)]
+
+
+def test_a_where_after_an_operator_emitting_late_records_is_refused(driver):
+    counts = _counts(driver.input, late="emit").where("n > 1")
+    with pytest.raises(IllegalArgumentException, match="its emitted late records leave the chain as they are"):
+        ss.suppress(
+            counts, key="user", timestamp="ts", suppressed=Suppressed.until_window_closes(BufferConfig.unbounded())
+        )
+
+
+def test_an_idle_timeout_inside_a_chain_closes_the_last_windows_when_input_stops(driver):
+    # The suppress's stream time stands at 9 after the step; with a 200 ms idle timeout it runs on with the wall
+    # clock, passes [0,10)'s close time (12) and lets the final count out. Without input nothing else could.
+    finals = ss.suppress(
+        _counts(driver.input),
+        key="user",
+        timestamp="ts",
+        suppressed=Suppressed.until_window_closes(BufferConfig.unbounded()),
+        idle_timeout=timedelta(milliseconds=200),
+    )
+    driver.start(finals.withColumn("ws", F.unix_millis("window.start")))
+    out = driver.step([rec("a", 9)]) + driver.idle(timedelta(milliseconds=600))
+    assert view(out, "ws", "n") == [("a", 0, 1)]
+
+
 def test_chain_steps_must_keep_the_key(driver):
     totals = ss.aggregate(driver.input, key="user", timestamp="ts", aggregations=[F.sum("amount").alias("total")])
     with pytest.raises(

@@ -284,7 +284,9 @@ object OperatorsUnderTest {
       val name: String,
       aggregations: Seq[Column],
       between: DataFrame => DataFrame,
-      beforeSuppress: DataFrame => DataFrame
+      beforeSuppress: DataFrame => DataFrame,
+      late: LateRecords = LateRecords.Drop,
+      idle: Option[Duration] = None
   ) extends OperatorUnderTest {
     val inputs: Seq[InputSpec] = Seq(InputSpec("orders", orders, None), InputSpec("tiers", tiers, None))
     def build(in: Map[String, DataFrame]): DataFrame = {
@@ -303,13 +305,16 @@ object OperatorsUnderTest {
           TimeWindows.ofSizeAndGrace(ms(3000), ms(1000)),
           aggregations,
           EmitStrategy.onWindowUpdate()
-        ).withName(s"$name-revenue"))
+        ).withName(s"$name-revenue").withLateRecords(late))
         .transform(beforeSuppress)
-        .transform(Suppress(
-          Seq("customer"),
-          "order_ts",
-          Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)
-        ))
+        .transform {
+          val s = Suppress(
+            Seq("customer"),
+            "order_ts",
+            Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name)
+          )
+          idle.map(s.withIdleTimeout).getOrElse(s)
+        }
     }
     def generate(seed: Long, steps: Int): Seq[Step] = joinVersionedGrace.generate(seed, steps)
     // One state entry per shard that has seen records: each holds the nodes' buffers and clocks.
@@ -334,6 +339,20 @@ object OperatorsUnderTest {
     Seq(sum("double_amount").as("revenue")),
     _.where(col("tier").isNotNull).withColumn("double_amount", col("amount") * 2),
     _.where(col("revenue") >= 20)
+  )
+
+  /**
+   * The three-operator chain with options beyond Kafka inside it: the aggregation's late records emitted (they pass
+   * the suppress by, flagged), and an idle timeout on the suppress too long to fire during a run (the chain on
+   * processing-time timeouts, called every batch, with the suppress's idle clock in the shard's state).
+   */
+  val chainLateAndIdle: OperatorUnderTest = new JoinAggregateSuppressChain(
+    "rel-chain-join-aggregate-late-suppress-idle",
+    Seq(sum("amount").as("revenue")),
+    identity,
+    identity,
+    LateRecords.Emit,
+    Some(IdleForever)
   )
 
   /** Final results of hopping windows with the records dropped for closed windows emitted, flagged late. */
@@ -366,6 +385,7 @@ object OperatorsUnderTest {
     aggregateHoppingLateEmit,
     aggregateHoppingIdle,
     chainJoinAggregateSuppress,
-    chainWithFilters
+    chainWithFilters,
+    chainLateAndIdle
   )
 }

@@ -280,25 +280,4 @@ class IdleProgressSuite extends SparkSessionSuite {
         .withIdleTimeout(Duration.ofNanos(10))
     ).getMessage.contains("idleTimeout must be at least 1 millisecond"))
   }
-
-  test("a chain step with an idle timeout is refused, naming the operator and the way out") {
-    val d = TestDriver(spark, events, "ts")
-    try {
-      val counted = d.input.transform(AggregateWindowed(
-        Seq("user"),
-        "ts",
-        TimeWindows.ofSizeWithNoGrace(ms(1000)),
-        Seq(count("*").as("n")),
-        EmitStrategy.onWindowUpdate()
-      ).withName("chained-counts").withIdleTimeout(Idle))
-      val e = intercept[IllegalArgumentException](counted.transform(
-        Suppress("user", "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
-      ))
-      assert(
-        e.getMessage.contains("aggregate_windowed 'chained-counts': an idle timeout is not supported inside a chain") &&
-          e.getMessage.contains("run this operator in a query of its own"),
-        e.getMessage
-      )
-    } finally d.stop()
-  }
 }

@@ -6,7 +6,8 @@ package io.github.sparksuppress.core.chain
  * node goes on (depth-first, Kafka's `forward`). The last node forwards to the caller's output.
  *
  * Only the first node sees the input; [[advance]] moves the first node's stream time (the query's watermark in Spark)
- * and lets what becomes due flow down. Downstream nodes' clocks move only with what reaches them.
+ * and lets what becomes due flow down. Downstream nodes' clocks move only with what reaches them. Late records a node
+ * emits (beyond Kafka) go straight to the caller's output.
  *
  * @param observer
  *   sees every record a node forwards, as (node index, record); for debugging and tests
@@ -23,6 +24,7 @@ final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainR
         if (observer != null) observer(i, record)
         if (i + 1 < nodes.length) nodes(i + 1).process(record, links(i + 1)) else sink.forward(record)
       }
+      override def late(record: ChainRecord[K]): Unit = sink.late(record)
     }
   }
 
@@ -41,8 +43,11 @@ final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainR
     }
   }
 
-  // Stateless steps at the head hold nothing back: the clock the input moves is the first holding node's.
-  private[this] val clockNode: Int = {
+  /**
+   * The first node that can hold records: stateless steps at the head hold nothing back, so the clock the input moves
+   * ([[advance]]) is this node's.
+   */
+  val clockNode: Int = {
     val i = nodes.indexWhere(!_.forwardsClock)
     if (i < 0) nodes.length - 1 else i
   }
@@ -51,7 +56,19 @@ final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainR
   def advance(time: Long, out: ChainOutput[K]): Unit = {
     sink = out
     var i = 0
-    while (i <= clockNode) { nodes(i).advance(time, links(i)); i += 1 }
+    while (i <= clockNode) {
+      if (nodes(i).followsEventTime) nodes(i).advance(time, links(i))
+      i += 1
+    }
+  }
+
+  /**
+   * Moves node `i`'s own clock to `time` (never back) and lets what becomes due flow down from it: beyond Kafka, for
+   * a node whose clock is not its input's (an idle clock's stream time, a wall-clock suppress's wall time).
+   */
+  def advanceNode(i: Int, time: Long, out: ChainOutput[K]): Unit = {
+    sink = out
+    nodes(i).advance(time, links(i))
   }
 
   /** The first holding node's next due stream time: the only clock that moves without records. */

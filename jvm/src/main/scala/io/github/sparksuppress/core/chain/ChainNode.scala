@@ -26,4 +26,16 @@ trait ChainNode[K] {
    * [[Chain.advance]] moves reaches the first node after it that can hold records.
    */
   def forwardsClock: Boolean = false
+
+  /**
+   * False for a node on the wall clock (a processing-time suppress): the event-time clock [[Chain.advance]] moves
+   * passes it by, and the caller moves its clock with wall-clock times through [[Chain.advanceNode]].
+   */
+  def followsEventTime: Boolean = true
+
+  /**
+   * The time an idle clock (beyond Kafka) watches for this node: its stream time, or (a join, whose stream time is
+   * what it forwarded) the time its input has reached.
+   */
+  def idleBase: Long = streamTime
 }

@@ -64,6 +64,9 @@ final class JoinNode[K](
 
   def nextDueStreamTime: Long = Long.MaxValue
 
+  /** The largest stream record's timestamp the join has seen, waiting ones included. */
+  override def idleBase: Long = math.max(time, sequencer.streamSeen)
+
   private final class Sink(out: ChainOutput[K]) extends JoinSequence[K, AnyRef, AnyRef] {
     def tableWrite(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit = {
       var e = tables.get(key)

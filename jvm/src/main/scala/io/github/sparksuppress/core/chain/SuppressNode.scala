@@ -8,13 +8,22 @@ import io.github.sparksuppress.core._
  * window's end under untilWindowCloses (whose time limit is the window's grace), its own timestamp under
  * untilTimeLimit. Released records carry their key's latest timestamp.
  *
+ * On the wall clock (beyond Kafka, `wallClock`) the node's time is the wall time its caller last moved it to
+ * ([[advance]]); records neither move it nor set their buffer time, which is that wall time.
+ *
+ * With `emitLate` (beyond Kafka, untilWindowCloses only) an update for a window that has closed (buffer time <=
+ * stream time - time limit, the update itself counted) is not buffered, to leave at once as Kafka would let it out:
+ * it leaves as a late record, after whatever became due with it.
+ *
  * @param sizeOf
  *   the entry size counted against `maxBytes`
  */
 final class SuppressNode[K](
     val spec: SuppressionSpec,
     val untilWindowCloses: Boolean,
-    sizeOf: ChainRecord[K] => Long
+    sizeOf: ChainRecord[K] => Long,
+    val wallClock: Boolean = false,
+    emitLate: Boolean = false
 )(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
@@ -30,14 +39,20 @@ final class SuppressNode[K](
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
     // A KTable has no null keys; only a stream turned into a table could bring one, and Kafka drops it.
     if (record.key == null) { droppedNullKeys += 1; return }
-    if (record.timestamp > time) time = record.timestamp
+    if (!wallClock && record.timestamp > time) time = record.timestamp
     val bufferTime =
-      if (!untilWindowCloses) record.timestamp
+      if (wallClock) time
+      else if (!untilWindowCloses) record.timestamp
       else if (record.window == null) {
         throw new IllegalStateException(
           s"${spec.name}: untilWindowCloses needs windowed records; its input is not windowed"
         )
       } else record.window.end
+    if (emitLate && bufferTime <= TimeMath.minus(time, spec.timeLimitMs)) {
+      suppressor.evictExpired(time, new Release(out))
+      out.late(record)
+      return
+    }
     suppressor.put(
       WindowedKey(record.key, record.window),
       record,
@@ -56,6 +71,8 @@ final class SuppressNode[K](
     }
 
   def nextDueStreamTime: Long = suppressor.nextDueStreamTime
+
+  override def followsEventTime: Boolean = !wallClock
 
   private final class Release(out: ChainOutput[K]) extends SuppressionEmitter[WindowedKey[K], ChainRecord[K]] {
     def emit(r: BufferedRecord[WindowedKey[K], ChainRecord[K]]): Unit = out.forward(r.value)

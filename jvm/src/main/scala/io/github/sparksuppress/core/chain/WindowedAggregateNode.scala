@@ -19,13 +19,17 @@ import io.github.sparksuppress.core._
  * @param render
  *   the value forwarded for (key, window, timestamp, buffer, retraction); it must not share the (mutable) buffer.
  *   Retractions are forwarded as tombstones carrying the rendered value.
+ * @param emitLate
+ *   beyond Kafka: each record dropped for a closed window also leaves as a late record (rendered as an update of that
+ *   window that aggregates the record alone, at its own timestamp), where Kafka counts the drop
  */
 final class WindowedAggregateNode[K, V, B](
     val definition: WindowDefinition,
     val mode: EmitMode,
     val aggregation: Aggregation[V, B],
     valueOf: ChainRecord[K] => V,
-    render: (K, WindowBounds, Long, B, Boolean) => AnyRef
+    render: (K, WindowBounds, Long, B, Boolean) => AnyRef,
+    emitLate: Boolean = false
 )(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
@@ -130,6 +134,9 @@ final class WindowedAggregateNode[K, V, B](
       out.forward(record(key, start, end, timestamp, buffer, retraction = false))
     def retraction(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
       out.forward(record(key, start, end, timestamp, buffer, retraction = true))
+    override def takesLate: Boolean = emitLate
+    override def late(start: Long, end: Long, timestamp: Long, buffer: B): Unit =
+      out.late(record(key, start, end, timestamp, buffer, retraction = false))
   }
 
   private final class Held(val key: K) extends WindowSink[B] {

@@ -3,9 +3,11 @@ package io.github.sparksuppress.spark.chain
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
+import io.github.sparksuppress.core.IdleClock
 import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
 import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
 import io.github.sparksuppress.spark.suppress.WindowBounds
@@ -31,6 +33,11 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  *   each micro-batch that reads data: [[ShardHeartbeats]])
  * @param metrics
  *   per node, its operator's metrics (null for a step without metrics); empty for none
+ * @param emitsLate
+ *   a node emits late records (beyond Kafka): every output row gets the `late` flag, true for those
+ * @param idleTimeouts
+ *   per node, its idle timeout (beyond Kafka: its stream time runs on with the wall clock once it stood still this
+ *   long, [[IdleClock]]); empty for none
  */
 final case class ChainParams(
     operator: String,
@@ -42,8 +49,17 @@ final case class ChainParams(
     keys: ChainKeyCodec,
     followsWatermark: Boolean,
     joinReleases: Boolean = false,
-    metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty
-)
+    metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty,
+    emitsLate: Boolean = false,
+    idleTimeouts: IndexedSeq[Option[Long]] = IndexedSeq.empty
+) {
+  def idleTimeout(i: Int): Option[Long] = if (idleTimeouts.isEmpty) None else idleTimeouts(i)
+
+  /**
+   * Some node moves with the wall clock (an idle clock, a wall-clock suppress): the chain needs a call per trigger.
+   */
+  val onWallClock: Boolean = idleTimeouts.exists(_.isDefined) || nodes.exists(_.onWallClock)
+}
 
 /**
  * The function `flatMapGroupsWithState` calls once per shard of a chain. The shard plays Kafka's task: its state
@@ -52,6 +68,12 @@ final case class ChainParams(
  * through the chain one by one (a join's table updates first, as the stand-alone join orders them), each node
  * forwarding to the next at once. One event-time timer waits for the first node's next due time; downstream nodes
  * move only with what reaches them.
+ *
+ * Beyond Kafka, a node can move with the wall clock: a wall-clock suppress runs on the micro-batch's time, and a node
+ * with an idle timeout runs on its [[IdleClock]] once its stream time stood still that long (the stand-alone
+ * operators' rules, with the shard as the group). Such a chain has processing-time timeouts and is called in every
+ * micro-batch while it holds anything; before the batch's records, each such node is moved in chain order, and what
+ * it releases flows down at once.
  */
 final class ChainFunction(p: ChainParams)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
@@ -65,17 +87,25 @@ final class ChainFunction(p: ChainParams)
 
   override def apply(shard: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val nodes = p.nodes.map(_.newNode())
-    state.getOption.foreach(ChainState.read(_, p, nodes))
+    val clocks = state.getOption match {
+      case Some(bytes) => ChainState.read(bytes, p, nodes)
+      case None => ChainState.newClocks(p)
+    }
     val forwarded = new Array[Long](nodes.length)
     val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
     val out = new ArrayBuffer[Row]()
     val sink = new ChainOutput[ChainKey] {
-      def forward(r: ChainRecord[ChainKey]): Unit = out += r.value.asInstanceOf[Row]
+      def forward(r: ChainRecord[ChainKey]): Unit =
+        out += (if (p.emitsLate) flagged(r.value.asInstanceOf[Row], late = false) else r.value.asInstanceOf[Row])
+      override def late(r: ChainRecord[ChainKey]): Unit = out += flagged(r.value.asInstanceOf[Row], late = true)
     }
 
     val waiting = if (p.joinReleases) nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered else 0
-    if (p.followsWatermark || p.joinReleases) chain.advance(state.getCurrentWatermarkMs(), sink)
+    val watermark = if (p.followsWatermark || p.joinReleases) state.getCurrentWatermarkMs() else Long.MinValue
+    if (p.followsWatermark || p.joinReleases) chain.advance(watermark, sink)
     val batch = if (state.hasTimedOut) Array.empty[Row] else rows.filter(_.getInt(Side) != Heartbeat).toArray
+    val now = state.getCurrentProcessingTimeMs()
+    if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
     if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
       var i = 0
@@ -87,10 +117,16 @@ final class ChainFunction(p: ChainParams)
       }
     }
 
+    var i = 0
+    while (i < nodes.length) { clocks(i).foreach(_.observe(idleBase(chain, i, watermark), now)); i += 1 }
+
     // Kept even when every buffer is empty: the nodes' clocks are Kafka's stream times and must survive. A
     // heartbeat that released nothing changed nothing.
-    if (batch.nonEmpty || !p.joinReleases || nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting) {
-      state.update(ChainState.write(p, nodes))
+    if (
+      batch.nonEmpty || !p.joinReleases || p.onWallClock ||
+      nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting
+    ) {
+      state.update(ChainState.write(p, nodes, clocks))
     }
     if (p.metrics.nonEmpty) {
       val shardNumber = java.util.Arrays.hashCode(shard)
@@ -102,12 +138,57 @@ final class ChainFunction(p: ChainParams)
         i += 1
       }
     }
-    if (p.followsWatermark) {
+    if (p.onWallClock) {
+      // Called in every micro-batch (1 ms: the next one) while the chain holds anything or an idle clock ran ahead of
+      // the watermark: the watermark, the wall clock or an idle clock may make something due, or let it be forgotten.
+      val holds =
+        nodes.indices.exists(i => !p.nodes(i).isEmpty(nodes(i))) || clocks.exists(_.exists(_.aheadOf(watermark)))
+      if (holds) state.setTimeoutDuration(1L)
+    } else if (p.followsWatermark) {
       val due = chain.nextDueStreamTime
       // Spark fires a timer once timer < watermark; the first node needs a call once due <= its stream time.
       if (due != Long.MaxValue) state.setTimeoutTimestamp(math.max(1L, due - 1))
     }
     out.iterator
+  }
+
+  /**
+   * Moves, in chain order, each wall-clock node to `now` and each node with an idle clock to that clock's stream
+   * time, as the stand-alone operators do before their batch's records: a clock that decides something (the node
+   * holds records, or the batch may bring some) is advanced, otherwise only observed.
+   */
+  private def moveOnWallClock(
+      chain: Chain[ChainKey],
+      clocks: IndexedSeq[Option[IdleClock]],
+      watermark: Long,
+      now: Long,
+      batchNonEmpty: Boolean,
+      sink: ChainOutput[ChainKey]
+  ): Unit = {
+    var i = 0
+    while (i < chain.nodes.length) {
+      val node = chain.nodes(i)
+      if (!node.followsEventTime) chain.advanceNode(i, now, sink)
+      clocks(i).foreach { c =>
+        val base = idleBase(chain, i, watermark)
+        val t = c.runAt(base, now, decides = batchNonEmpty || !p.nodes(i).isEmpty(node))
+        if (t > base) chain.advanceNode(i, t, sink)
+      }
+      i += 1
+    }
+  }
+
+  /** What node i's idle clock watches: its own time and, for the node the input's clock moves, the watermark. */
+  private def idleBase(chain: Chain[ChainKey], i: Int, watermark: Long): Long =
+    if (i <= chain.clockNode) math.max(chain.nodes(i).idleBase, watermark) else chain.nodes(i).idleBase
+
+  /** The row with the `late` flag appended (the output's last column under late="emit"). */
+  private def flagged(row: Row, late: Boolean): Row = {
+    val values = new Array[Any](row.length + 1)
+    var i = 0
+    while (i < row.length) { values(i) = row.get(i); i += 1 }
+    values(row.length) = late
+    new GenericRow(values)
   }
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))

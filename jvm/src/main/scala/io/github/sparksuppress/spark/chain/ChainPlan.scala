@@ -88,23 +88,8 @@ object ChainPlan {
           "in a second query."
       )
     }
-    // Options beyond Kafka that only the stand-alone operators implement.
-    d.steps.zip(names).foreach { case (step, name) =>
-      val option = step match {
-        case ChainStep.SuppressStep(r) if r.emitLate => Some("emitting late records")
-        case ChainStep.WindowedAggregateStep(r) if r.emitLate => Some("emitting late records")
-        case ChainStep.SuppressStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
-        case ChainStep.WindowedAggregateStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
-        case ChainStep.JoinStep(r) if r.idleTimeoutMs.isDefined => Some("an idle timeout")
-        case _ => None
-      }
-      option.foreach { o =>
-        throw new IllegalArgumentException(
-          s"$name: $o is not supported inside a chain ($operator) yet. Drop that option, or run this operator in " +
-            "a query of its own that reads the upstream result from a sink."
-        )
-      }
-    }
+    LateRows.requireNoStatelessStepAfter(d.steps, names)
+    val emitsLate = d.steps.exists(ChainStep.emitsLate)
     val df = d.input
     InputColumns.requireStreaming(df, "the input", operator)
     InputColumns.requireNoUpstreamStatefulOperator(df, operator)
@@ -162,7 +147,7 @@ object ChainPlan {
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
-      step match {
+      val spec = step match {
         case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
@@ -175,6 +160,7 @@ object ChainPlan {
         case f: ChainStep.FilterStep => ChainStateless.filter(f, d.steps.drop(i + 1), keyNames, r, op)
         case p: ChainStep.ProjectStep => ChainStateless.project(p, keyNames, r, op)
       }
+      spec
     }.toIndexedSeq
 
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
@@ -203,7 +189,14 @@ object ChainPlan {
       new ChainKeyCodec(keySchema),
       followsWatermark = !joinFirst,
       joinReleases = joinReleases,
-      metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq
+      metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq,
+      emitsLate = emitsLate,
+      idleTimeouts = d.steps.map {
+        case ChainStep.SuppressStep(s) => s.idleTimeoutMs
+        case ChainStep.WindowedAggregateStep(a) => a.idleTimeoutMs
+        case ChainStep.JoinStep(j) => j.idleTimeoutMs
+        case _ => None
+      }.toIndexedSeq
     )
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
@@ -267,8 +260,11 @@ object ChainPlan {
     val sharded = internal.withColumn(GroupColumn, shard(col(KeyColumn)))
     val grouped =
       if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
-    val outputSchema = r.schema
-    val timeout = if (joinFirst) GroupStateTimeout.NoTimeout() else GroupStateTimeout.EventTimeTimeout()
+    val outputSchema = if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
+    val timeout =
+      if (params.onWallClock) GroupStateTimeout.ProcessingTimeTimeout()
+      else if (joinFirst) GroupStateTimeout.NoTimeout()
+      else GroupStateTimeout.EventTimeTimeout()
     // A join's initial versions become each shard's initial state, its table written with them.
     val initial = table.flatMap(t =>
       t.initial.map { i =>
@@ -349,12 +345,7 @@ object ChainPlan {
           "(e.g. a session aggregation's retractions). Drop the tombstone argument."
       )
     }
-    if (s.clock != SuppressionClock.EventTime) {
-      throw new IllegalArgumentException(
-        s"$op: a wall-clock (processing-time) time limit cannot run inside a chain, whose nodes keep Kafka's " +
-          "event time. Use the event-time clock, or apply this suppress in a query of its own."
-      )
-    }
+    val wallClock = s.clock == SuppressionClock.ProcessingTime
     val limit =
       if (!s.untilWindowCloses) s.spec.timeLimitMs
       else r.windowed match {
@@ -390,9 +381,10 @@ object ChainPlan {
     ).toArray
     r.timestamp = s.timestamp
     r.table = true
-    // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order).
-    r.closedAfterMs = for (c <- r.closedAfterMs; sum = c + limit if sum >= c) yield sum
-    SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel)
+    // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order); on the
+    // wall clock, for no bound in event time.
+    r.closedAfterMs = if (wallClock) None else for (c <- r.closedAfterMs; sum = c + limit if sum >= c) yield sum
+    SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel, wallClock, s.emitLate)
   }
 
   private def aggregateInputs(
@@ -452,7 +444,7 @@ object ChainPlan {
     )
     r.windowed = Some(definition)
     r.closedAfterMs = Some(closesAfter(definition))
-    WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions)
+    WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions, a.emitLate)
   }
 
   private def keyAggregate(

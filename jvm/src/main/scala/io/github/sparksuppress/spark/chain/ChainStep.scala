@@ -24,6 +24,13 @@ private[sparksuppress] object ChainStep {
     case _ => true
   }
 
+  /** True for an operator that lets late records out (beyond Kafka, `late="emit"`). */
+  def emitsLate(s: ChainStep): Boolean = s match {
+    case SuppressStep(r) => r.emitLate
+    case WindowedAggregateStep(r) => r.emitLate
+    case _ => false
+  }
+
   final case class SuppressStep(r: ChainSuppressRequest) extends ChainStep {
     def kind: String = "suppress"
     def name: String = r.name

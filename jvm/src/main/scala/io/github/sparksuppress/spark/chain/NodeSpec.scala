@@ -19,6 +19,9 @@ trait NodeSpec extends Serializable {
 
   def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec): Unit
 
+  /** True when the node runs on the wall clock (a wall-clock suppress, beyond Kafka). */
+  def onWallClock: Boolean = false
+
   /** True when the node holds nothing but its clock. */
   def isEmpty(node: ChainNode[ChainKey]): Boolean
 

@@ -14,6 +14,10 @@ import io.github.sparksuppress.spark.common.{EntrySize, RowCodec}
  *   indices of the key columns in `inputSchema` (for the entry size)
  * @param valueColumns
  *   indices of the other columns that count as the value (for the entry size)
+ * @param wallClock
+ *   the time limit runs on the wall clock (`SuppressionClock.ProcessingTime`, beyond Kafka)
+ * @param emitLate
+ *   an update for a closed window leaves the chain at once as a late row (beyond Kafka)
  */
 final case class SuppressNodeSpec(
     operator: String,
@@ -22,12 +26,16 @@ final case class SuppressNodeSpec(
     inputSchema: StructType,
     keyColumns: Array[Int],
     valueColumns: Array[Int],
-    sizeModel: EntrySizeModel
+    sizeModel: EntrySizeModel,
+    wallClock: Boolean = false,
+    emitLate: Boolean = false
 ) extends NodeSpec {
 
   @transient private lazy val rows = new RowCodec(inputSchema)
 
-  def newNode(): ChainNode[ChainKey] = new SuppressNode[ChainKey](spec, untilWindowCloses, size)
+  def newNode(): ChainNode[ChainKey] = new SuppressNode[ChainKey](spec, untilWindowCloses, size, wallClock, emitLate)
+
+  override def onWallClock: Boolean = wallClock
 
   private def size(r: ChainRecord[ChainKey]): Long =
     EntrySize.ofEntry(

@@ -10,14 +10,16 @@ import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
 /**
  * A windowed aggregation in a chain. It forwards rows shaped as the stand-alone operator's output: the key columns,
  * `window` (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions
- * emitting updates, `retraction` (a retraction travels as a tombstone carrying its row).
+ * emitting updates, `retraction` (a retraction travels as a tombstone carrying its row). With `emitLate` (beyond
+ * Kafka) a record dropped for a closed window also leaves the chain, as a late row of the same shape.
  */
 final case class WindowedAggregateNodeSpec(
     operator: String,
     definition: WindowDefinition,
     mode: EmitMode,
     inputs: AggregateInputs,
-    retractions: Boolean
+    retractions: Boolean,
+    emitLate: Boolean = false
 ) extends NodeSpec {
 
   def newNode(): ChainNode[ChainKey] =
@@ -26,7 +28,8 @@ final case class WindowedAggregateNodeSpec(
       mode,
       inputs.buffers,
       inputs.valueOf,
-      render
+      render,
+      emitLate
     )
 
   private def render(key: ChainKey, w: WindowBounds, ts: Long, buffer: AggregateBuffer, retraction: Boolean): AnyRef = {

@@ -270,35 +270,4 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
       assert(order("alice", 60) === Seq(("alice", 2L, "gold")))
     } finally driver.stop()
   }
-
-  test("options beyond Kafka that only stand-alone operators implement are refused in a chain, not ignored") {
-    val driver = TestDriver(spark, schema, "ts")
-    val counts = AggregateWindowed(
-      Seq("key"),
-      "ts",
-      TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)),
-      Seq(count(lit(1)).as("value")),
-      EmitStrategy.onWindowUpdate()
-    )
-    val finals = Suppress(Seq("key"), "ts", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
-    val lateCounts = intercept[IllegalArgumentException](
-      driver.input.transform(counts.withLateRecords(LateRecords.Emit)).transform(finals)
-    )
-    assert(
-      lateCounts.getMessage.contains("emitting late records is not supported inside a chain"),
-      lateCounts.getMessage
-    )
-    val lateFinals = intercept[IllegalArgumentException](
-      driver.input.transform(counts).transform(finals.withLateRecords(LateRecords.Emit))
-    )
-    assert(
-      lateFinals.getMessage.contains("emitting late records is not supported inside a chain"),
-      lateFinals.getMessage
-    )
-  }
 }
-
-class ChainHdfsSuite extends ChainSuite(None)
-
-class ChainRocksDbSuite
-    extends ChainSuite(Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"))
