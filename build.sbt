@@ -76,7 +76,7 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     }.taskValue,
     // Spark runs in a forked JVM with the module openings spark-submit adds on Java 17. The tests run many short
     // micro-batches, so the optimising JIT compiler and a parallel collector cost more CPU than they save: with the
-    // client compiler and the serial collector the Scala suites take a third less CPU (tests/jvm_options.py says the
+    // client compiler and the serial collector the Scala suites take a third less CPU (tests/session_conf.py says the
     // same for the Python tests' JVMs; `make test` on 2 cores is bound by CPU).
     Test / fork := true,
     Test / javaOptions ++= Seq("-Xmx3g", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",

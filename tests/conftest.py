@@ -2,7 +2,7 @@ import os
 import sys
 
 import pytest
-from jvm_options import with_test_jvm
+from session_conf import quick
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -16,7 +16,7 @@ collect_ignore = (
 )
 
 
-CONF = with_test_jvm(
+CONF = quick(
     {
         "spark.sql.shuffle.partitions": "2",
         "spark.ui.enabled": "false",

@@ -14,9 +14,9 @@ from typing import Dict, Tuple
 
 def start(app_name: str, conf: Dict[str, str]) -> Tuple[object, int]:
     """Start the server with ``conf`` (plus the plugins) and return (a Connect session on it, the server's port)."""
-    from jvm_options import with_test_jvm
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession as ClassicSession
+    from session_conf import quick
 
     import spark_suppress as ss
 
@@ -29,7 +29,7 @@ def start(app_name: str, conf: Dict[str, str]) -> Tuple[object, int]:
         SparkConf()
         .setMaster("local[2]")
         .setAppName(app_name)
-        .setAll(list(with_test_jvm(conf).items()))
+        .setAll(list(quick(conf).items()))
         .setAll(list(plugin_conf.items()))
         .set("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
         .set("spark.ui.showConsoleProgress", "false")

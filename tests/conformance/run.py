@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-# tests/ itself too: its helper modules (connect_server, jvm_options) import each other by their own names.
+# tests/ itself too: its helper modules (connect_server, session_conf) import each other by their own names.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tests.conformance import chain_cases, emit_cases, join_cases, suppress_cases  # noqa: E402
@@ -39,8 +39,8 @@ def chains_dirs() -> List[str]:
 
 
 def session():
-    from jvm_options import with_test_jvm
     from pyspark.sql import SparkSession
+    from session_conf import quick
 
     import spark_suppress as ss
 
@@ -58,7 +58,7 @@ def session():
         spark, _ = connect_server.start("spark-suppress-conformance", conf)
         connect_server.server_session().sparkContext.setLogLevel("ERROR")
         return spark
-    conf = with_test_jvm(conf)
+    conf = quick(conf)
     builder = SparkSession.builder.master("local[2]").appName("spark-suppress-conformance").config(map=conf)
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -13,6 +13,9 @@ import io.github.sparksuppress.spark.SparkSessionSuite
  * empty. See docs/reliability.md.
  */
 class BadStateSuite extends SparkSessionSuite {
+  // Checkpoints written, stopped and read back as users' queries do (Spark's default file manager).
+  override protected def quickCheckpoints: Boolean = false
+
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
 
   private val all = Seq(

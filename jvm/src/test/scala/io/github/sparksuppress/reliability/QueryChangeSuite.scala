@@ -20,6 +20,9 @@ import io.github.sparksuppress.testkit.SparkLine
  * a refusal says what changed (never a deserialization stack trace). See docs/reliability.md.
  */
 class QueryChangeSuite extends SparkSessionSuite {
+  // Checkpoints written, stopped and read back as users' queries do (Spark's default file manager).
+  override protected def quickCheckpoints: Boolean = false
+
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
 
   private val T0 = OperatorsUnderTest.T0

@@ -17,6 +17,9 @@ import io.github.sparksuppress.spark.suppress.SuppressPlan
  * back. One suite per state store provider.
  */
 abstract class RestartEquivalenceSuite(provider: Option[String]) extends SparkSessionSuite {
+  // Checkpoints written, stopped and read back as users' queries do (Spark's default file manager).
+  override protected def quickCheckpoints: Boolean = false
+
   import RestartEquivalenceSuite._
 
   override protected def extraConf: Map[String, String] =

@@ -18,6 +18,9 @@ import io.github.sparksuppress.spark.SparkSessionSuite
  * and must not apply the batch twice).
  */
 class TaskFailureSuite extends SparkSessionSuite {
+  // Checkpoints written, stopped and read back as users' queries do (Spark's default file manager).
+  override protected def quickCheckpoints: Boolean = false
+
   override protected def master: String = "local[2,3]"
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
 

@@ -15,6 +15,12 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
   /** The master URL; `local[2,3]` would allow each task three attempts (for failure-injection suites). */
   protected def master: String = "local[2]"
 
+  /**
+   * False to write checkpoints as users' queries do (Spark's default checkpoint file manager): the reliability
+   * suites, which stop, damage and read back checkpoints. The others use `SparkSessionSuite.QuickCheckpoints`.
+   */
+  protected def quickCheckpoints: Boolean = true
+
   override def beforeAll(): Unit = {
     super.beforeAll()
     val builder = SparkSession.builder()
@@ -24,6 +30,7 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
       .config("spark.ui.enabled", "false")
       .config("spark.sql.session.timeZone", "UTC")
       .config("spark.sql.streaming.checkpointLocation", Files.createTempDirectory("ss-ckpt").toString)
+    if (quickCheckpoints) SparkSessionSuite.QuickCheckpoints.foreach { case (k, v) => builder.config(k, v) }
     extraConf.foreach { case (k, v) => builder.config(k, v) }
     spark = builder.getOrCreate()
   }
@@ -34,4 +41,20 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   protected def tempDir(prefix: String): String = Files.createTempDirectory(prefix).toString
+}
+
+object SparkSessionSuite {
+
+  /**
+   * Spark's default checkpoint file manager goes through Hadoop's FileContext, which without Hadoop's native library
+   * forks a shell (chmod, readlink) for every file it creates or renames: several per micro-batch, a large share of
+   * the CPU of suites that run thousands of small batches. The FileSystem-based manager (Spark's own, for file
+   * systems without FileContext) creates and renames without the readlink. Its class moved in Spark 4.1.
+   */
+  val QuickCheckpoints: Map[String, String] = Map(
+    "spark.sql.streaming.checkpointFileManagerClass" -> Seq(
+      "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
+      "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
+    ).find(c => scala.util.Try(Class.forName(c)).isSuccess).get
+  )
 }
