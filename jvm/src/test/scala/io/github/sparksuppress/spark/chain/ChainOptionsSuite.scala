@@ -18,8 +18,8 @@ import io.github.sparksuppress.testing.TestDriver
  * the stand-alone operator does (`IdleProgressSuite`), with the shard as the group; what a node releases on it flows
  * down the chain at once.
  *
- * Expected outputs follow from the rules: with a 200 ms idle timeout, a node whose stream time stood at t for d >= 200
- * ms of wall time runs at t + d; tumbling 1 s windows without grace close when stream time reaches their end; a
+ * Expected outputs follow from the rules: with a 200 ms idle timeout, a node whose stream time stood at t for d >=
+ * 200 ms of wall time runs at t + d; tumbling 1 s windows without grace close when stream time reaches their end; a
  * record at 900 is in [0, 1000), which closes after at least 100 ms of idle time, so any idle period closes it.
  * Without the option, nothing comes out while the input is quiet (Kafka's behaviour), which each test checks too.
  */
