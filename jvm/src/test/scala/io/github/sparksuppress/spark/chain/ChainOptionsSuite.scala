@@ -61,8 +61,10 @@ class ChainOptionsSuite extends SparkSessionSuite {
     // on its idle clock; the suppress's own stream time is the count's timestamp, which lets it out at once.
     def run(idle: Option[Duration]) = {
       val d = driver(df => passOn("first-out")(counts(EmitStrategy.onWindowClose(), idle)(df)))
-      try (d.step(Row("u", ts(900))), d.idle(ms(600)))
-      finally d.stop()
+      try {
+        val stepped = d.step(Row("u", ts(900)))
+        (stepped, d.idle(ms(600)))
+      } finally d.stop()
     }
     val (stepped, idled) = run(Some(Idle))
     assert(windows(stepped ++ idled) === Seq(("u", 0L, 1L)))
@@ -73,8 +75,10 @@ class ChainOptionsSuite extends SparkSessionSuite {
     // aggregate_windowed (onWindowUpdate) -> suppress(untilWindowCloses, idle) -> suppress(untilTimeLimit 0)
     def run(idle: Option[Duration]) = {
       val d = driver(df => passOn("middle-out")(finals("middle", idle)(counts(EmitStrategy.onWindowUpdate())(df))))
-      try (d.step(Row("u", ts(900)), Row("v", ts(950))), d.idle(ms(600)))
-      finally d.stop()
+      try {
+        val stepped = d.step(Row("u", ts(900)), Row("v", ts(950)))
+        (stepped, d.idle(ms(600)))
+      } finally d.stop()
     }
     val (stepped, idled) = run(Some(Idle))
     assert(windows(stepped ++ idled) === Seq(("u", 0L, 1L), ("v", 0L, 1L)))
