@@ -91,7 +91,15 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     // names them here), the suites that pin Spark's and Scala's behaviour: the probes, the stored hashes and the
     // Connect plugin's. `make test SPARK=<line>` and `make reliability` run every suite on any line.
     Test / testOptions ++= {
-      val probesOnly = sys.env.getOrElse("SPARK_SUPPRESS_TEST_PROBES_ONLY", "").split(",").toSet
+      val probesOnly = sys.env.getOrElse("SPARK_SUPPRESS_TEST_PROBES_ONLY", "").split(",").filter(_.nonEmpty).toSet
+      // A line name (3.5_2.12) instead of a project id would silently run every suite.
+      val unknown = probesOnly -- SparkLines.all.map(_.id)
+      if (unknown.nonEmpty) {
+        sys.error(
+          s"SPARK_SUPPRESS_TEST_PROBES_ONLY names ${unknown.mkString(", ")}, which are not sbt projects; give " +
+            s"project ids, e.g. ${SparkLines.all.map(_.id).mkString(",")}"
+        )
+      }
       val probes = Seq("ProbeSuite", "StoredHashesSuite", "ConnectPluginSuite")
       if (probesOnly.contains(line.id)) Seq(Tests.Filter(n => probes.exists(n.endsWith))) else Nil
     },
