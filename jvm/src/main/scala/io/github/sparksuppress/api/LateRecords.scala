@@ -1,5 +1,7 @@
 package io.github.sparksuppress.api
 
+import io.github.sparksuppress.spark.common.ColumnNames
+
 /**
  * What an operator does with a record that comes after its window has closed. Kafka drops it and counts it
  * ([[LateRecords.Drop]], the default); [[LateRecords.Emit]] goes beyond Kafka: the record leaves in the operator's
@@ -15,7 +17,7 @@ object LateRecords {
   case object Emit extends LateRecords("emit")
 
   /** The name of the output column marking late rows. */
-  val Column = "late"
+  val Column: String = ColumnNames.Late
 
   /** `"drop"` or `"emit"`, as Python passes it. */
   def fromName(name: String): LateRecords = name match {

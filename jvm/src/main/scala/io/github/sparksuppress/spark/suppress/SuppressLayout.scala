@@ -3,6 +3,8 @@ package io.github.sparksuppress.spark.suppress
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
+import io.github.sparksuppress.spark.common.ColumnNames
+
 /**
  * The rows of a stand-alone suppress. What its state function reads: the input's columns as they are, then the
  * encoded key and the arrival sequence (then, when the buffer is bounded, the shard it is grouped by). What it emits:
@@ -34,5 +36,5 @@ private[spark] object SuppressLayout {
   val KeyColumn = "__spark_suppress_key"
   val SeqColumn = "__spark_suppress_seq"
   val GroupColumn = "__spark_suppress_group"
-  val LateColumn = "late"
+  val LateColumn: String = ColumnNames.Late
 }

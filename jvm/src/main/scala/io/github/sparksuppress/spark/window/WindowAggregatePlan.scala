@@ -19,7 +19,7 @@ import io.github.sparksuppress.spark.common._
 private[sparksuppress] object WindowAggregatePlan {
   val WindowColumn = "window"
   val RetractionColumn = "retraction"
-  val LateColumn = "late"
+  val LateColumn: String = ColumnNames.Late
 
   def build(df: DataFrame, a: WindowAggregateRequest): DataFrame = {
     RuntimeCompatibility.check()
