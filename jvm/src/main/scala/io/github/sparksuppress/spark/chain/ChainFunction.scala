@@ -3,13 +3,12 @@ package io.github.sparksuppress.spark.chain
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
-import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.IdleClock
 import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
-import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
+import io.github.sparksuppress.spark.common.{FlaggedRows, OperatorMetricsAccumulator}
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
@@ -95,14 +94,18 @@ final class ChainFunction(p: ChainParams)
     val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
     val out = new ArrayBuffer[Row]()
     val sink = new ChainOutput[ChainKey] {
-      def forward(r: ChainRecord[ChainKey]): Unit =
-        out += (if (p.emitsLate) flagged(r.value.asInstanceOf[Row], late = false) else r.value.asInstanceOf[Row])
-      override def late(r: ChainRecord[ChainKey]): Unit = out += flagged(r.value.asInstanceOf[Row], late = true)
+      // Under late="emit" every output row ends with the `late` flag.
+      def forward(r: ChainRecord[ChainKey]): Unit = {
+        val row = r.value.asInstanceOf[Row]
+        out += (if (p.emitsLate) FlaggedRows.append(row, flag = false) else row)
+      }
+      override def late(r: ChainRecord[ChainKey]): Unit = out += FlaggedRows.append(r.value.asInstanceOf[Row], true)
     }
 
     val waiting = if (p.joinReleases) nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered else 0
-    val watermark = if (p.followsWatermark || p.joinReleases) state.getCurrentWatermarkMs() else Long.MinValue
-    if (p.followsWatermark || p.joinReleases) chain.advance(watermark, sink)
+    val readsWatermark = p.followsWatermark || p.joinReleases
+    val watermark = if (readsWatermark) state.getCurrentWatermarkMs() else Long.MinValue
+    if (readsWatermark) chain.advance(watermark, sink)
     val batch = if (state.hasTimedOut) Array.empty[Row] else rows.filter(_.getInt(Side) != Heartbeat).toArray
     val now = state.getCurrentProcessingTimeMs()
     if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
@@ -181,15 +184,6 @@ final class ChainFunction(p: ChainParams)
   /** What node i's idle clock watches: its own time and, for the node the input's clock moves, the watermark. */
   private def idleBase(chain: Chain[ChainKey], i: Int, watermark: Long): Long =
     if (i <= chain.clockNode) math.max(chain.nodes(i).idleBase, watermark) else chain.nodes(i).idleBase
-
-  /** The row with the `late` flag appended (the output's last column under late="emit"). */
-  private def flagged(row: Row, late: Boolean): Row = {
-    val values = new Array[Any](row.length + 1)
-    var i = 0
-    while (i < row.length) { values(i) = row.get(i); i += 1 }
-    values(row.length) = late
-    new GenericRow(values)
-  }
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 

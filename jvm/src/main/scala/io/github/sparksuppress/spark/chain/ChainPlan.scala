@@ -147,7 +147,7 @@ object ChainPlan {
     val nodes = d.steps.zipWithIndex.map { case (step, i) =>
       val op = names(i)
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
-      val spec = step match {
+      step match {
         case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
@@ -160,7 +160,6 @@ object ChainPlan {
         case f: ChainStep.FilterStep => ChainStateless.filter(f, d.steps.drop(i + 1), keyNames, r, op)
         case p: ChainStep.ProjectStep => ChainStateless.project(p, keyNames, r, op)
       }
-      spec
     }.toIndexedSeq
 
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.

@@ -2,7 +2,7 @@ package io.github.sparksuppress.spark.chain
 
 import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
-import io.github.sparksuppress.spark.window.WindowAggregatePlan
+import io.github.sparksuppress.spark.common.ColumnNames
 
 /**
  * Late rows in a chain (beyond Kafka: `late="emit"` in Python, `LateRecords.Emit` in Scala). Kafka drops a late
@@ -12,7 +12,7 @@ import io.github.sparksuppress.spark.window.WindowAggregatePlan
  * keep its columns; a `where` or `select` between them could not apply to the rows that pass it by.
  */
 private[chain] object LateRows {
-  val Column: String = WindowAggregatePlan.LateColumn
+  val Column: String = ColumnNames.Late
 
   /** The output with the flag appended (false for every row but the late ones). */
   def flagged(output: StructType, chain: String): StructType = {

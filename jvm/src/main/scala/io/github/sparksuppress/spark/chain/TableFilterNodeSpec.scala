@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.{ByteReader, ByteWriter}
 import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, TableFilterNode, WindowedKey}
+import io.github.sparksuppress.spark.common.FlaggedRows
 
 /**
  * A `where` on a table inside a chain (Kafka's `KTable.filter`): below an aggregation or a suppress. See
@@ -43,15 +44,7 @@ final case class TableFilterNodeSpec(
   private def passes(r: ChainRecord[ChainKey]): Boolean = condition.eval(internal(r.value.asInstanceOf[Row])) == true
 
   private def passing(r: ChainRecord[ChainKey]): ChainRecord[ChainKey] =
-    if (!appendsFlag) r
-    else {
-      val row = r.value.asInstanceOf[Row]
-      val values = new Array[Any](outputSchema.length)
-      var i = 0
-      while (i < row.length) { values(i) = row.get(i); i += 1 }
-      values(i) = false
-      r.copy(value = new GenericRow(values))
-    }
+    if (!appendsFlag) r else r.copy(value = FlaggedRows.append(r.value.asInstanceOf[Row], flag = false))
 
   private def tombstone(r: ChainRecord[ChainKey]): ChainRecord[ChainKey] = {
     val row = r.value.asInstanceOf[Row]

@@ -93,7 +93,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val out = new ArrayBuffer[Row]()
     val emitter = new SuppressionEmitter[Array[Byte], Row] {
       def emit(record: BufferedRecord[Array[Byte], Row]): Unit =
-        out += (if (p.emitLate) flagged(record.value, late = false) else record.value)
+        out += (if (p.emitLate) FlaggedRows.append(record.value, flag = false) else record.value)
     }
 
     suppressor.evictExpired(now, emitter)
@@ -115,7 +115,7 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
         // it leaves instead of being buffered, after whatever became due with it.
         if (p.emitLate && bufferTime <= TimeMath.minus(streamTime, p.spec.timeLimitMs)) {
           suppressor.evictExpired(streamTime, emitter)
-          out += flagged(payload, late = true)
+          out += FlaggedRows.append(payload, flag = true)
         } else suppressor.put(
           row.getAs[Array[Byte]](layout.Key),
           payload,
@@ -196,14 +196,6 @@ private[sparksuppress] final class SuppressFunction(p: SuppressParams, metrics: 
     val values = new Array[Any](n)
     var i = 0
     while (i < n) { values(i) = row.get(i); i += 1 }
-    new GenericRow(values)
-  }
-
-  private def flagged(payload: Row, late: Boolean): Row = {
-    val values = new Array[Any](layout.Late + 1)
-    var i = 0
-    while (i < n) { values(i) = payload.get(i); i += 1 }
-    values(layout.Late) = late
     new GenericRow(values)
   }
 

@@ -20,9 +20,6 @@ private[spark] final case class SuppressLayout(input: StructType) {
   /** Ordinal of the arrival sequence in a row the function reads. */
   val Seq: Int = user + 1
 
-  /** Ordinal of the `late` flag in an emitted row (when late updates are emitted). */
-  val Late: Int = user
-
   /** The columns the function reads, in the order of the ordinals above. */
   def columns(userColumns: scala.Seq[Column], key: Column, seq: Column): scala.Seq[Column] =
     userColumns ++ scala.Seq(key.as(SuppressLayout.KeyColumn), seq.as(SuppressLayout.SeqColumn))
