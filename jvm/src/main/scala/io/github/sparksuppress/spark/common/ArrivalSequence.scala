@@ -19,11 +19,16 @@ private[sparksuppress] object ArrivalSequence {
   /** The sequence number before this task's first row: its input partition in the high bits. */
   def partitionBase(): Long = Option(TaskContext.get()).map(_.partitionId().toLong << 33).getOrElse(0L)
 
+  /**
+   * One per task: Spark deserializes the function for each task, which leaves transient fields at the JVM's defaults
+   * (their initializers do not run), so the counter notes with a flag, not a sentinel value, that it has not started.
+   */
   private final class Counter extends UDF0[java.lang.Long] {
     @transient private var next = 0L
-    @transient private var base = -1L
+    @transient private var base = 0L
+    @transient private var started = false
     override def call(): java.lang.Long = {
-      if (base < 0) base = partitionBase()
+      if (!started) { base = partitionBase(); started = true }
       next += 1
       base + next
     }
