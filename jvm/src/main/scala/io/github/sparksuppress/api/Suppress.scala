@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger
 import org.apache.spark.sql.DataFrame
 
 import io.github.sparksuppress.core.SuppressionSpec
-import io.github.sparksuppress.spark.suppress.{SuppressPlan, SuppressRequest, WindowColumnNames}
-import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep, ChainSuppressRequest}
+import io.github.sparksuppress.spark.suppress.{SuppressRequest, SuppressRules, WindowColumnNames}
+import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainStep, ChainSuppressRequest}
 
 /**
  * The suppress operator as a function on DataFrames: `df.transform(Suppress(Seq("user"), "ts", suppressed))`.
@@ -61,10 +61,16 @@ final case class Suppress(
     copy(idleTimeout = Some(idleTimeout))
   }
 
-  /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
+  /**
+   * Applied to the output of another operator of this library, it joins that operator's chain (one query); otherwise
+   * it is a chain of one, which must find window and grace in its own arguments.
+   */
   override def apply(df: DataFrame): DataFrame = {
     val step = chainRequest
-    ChainPlan.apply(df, ChainStep.SuppressStep(step))(SuppressPlan.build(_, standalone(step)))
+    ChainPlan.apply(df, ChainStep.SuppressStep(step)) { input =>
+      val alone = step.copy(request = standalone(step))
+      ChainPlan.build(ChainDescription(input, Seq(ChainStep.SuppressStep(alone))))
+    }
   }
 
   /**
@@ -138,8 +144,8 @@ final case class Suppress(
   private def standalone(step: ChainSuppressRequest): SuppressRequest = {
     val operator = s"suppress '${step.name}'"
     if (step.untilWindowCloses) {
-      if (step.window.isEmpty) throw SuppressPlan.notWindowed(operator)
-      if (step.graceMs.isEmpty) throw SuppressPlan.noGrace(operator)
+      if (step.window.isEmpty) throw SuppressRules.notWindowed(operator)
+      if (step.graceMs.isEmpty) throw SuppressRules.noGrace(operator)
     } else if (step.emitLate) {
       val option = Spelling.choose("lateRecords = LateRecords.Emit", "late=\"emit\"")
       val argument = Spelling.choose("lateRecords", "late")

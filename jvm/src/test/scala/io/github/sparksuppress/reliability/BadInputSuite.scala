@@ -105,7 +105,9 @@ class BadInputSuite extends SparkSessionSuite {
       val e = intercept[Exception](d.step(Row("a", null, 1L)))
       val m = messages(e)
       assert(
-        m.contains("null-ts: the event-time column 'ts' is null in an input row") && m.contains("Filter such rows out"),
+        m.contains("suppress 'null-ts': the event-time column 'ts' is null in an input row") && m.contains(
+          "Filter such rows out"
+        ),
         m
       )
     } finally d.stop()
@@ -132,7 +134,7 @@ class BadInputSuite extends SparkSessionSuite {
     val d = suppressDriver(updates, Seq("key"), timeLimit(10).withName("pre-epoch"))
     try {
       val m = messages(intercept[Exception](d.step(Row("a", ts(-5000), 1L))))
-      assert(m.contains("pre-epoch: an input row has the event time") && m.contains("before 1970-01-01"), m)
+      assert(m.contains("suppress 'pre-epoch': an input row has the event time") && m.contains("before 1970-01-01"), m)
       assert(m.contains("shift the event times"), m)
     } finally d.stop()
   }

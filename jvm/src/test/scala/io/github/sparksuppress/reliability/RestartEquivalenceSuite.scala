@@ -1,7 +1,7 @@
 package io.github.sparksuppress.reliability
 
 import io.github.sparksuppress.spark.SparkSessionSuite
-import io.github.sparksuppress.spark.suppress.SuppressPlan
+import io.github.sparksuppress.spark.suppress.SuppressRules
 
 /**
  * Restart equivalence: every operator under test runs a generated stream once without interruption, then again with
@@ -102,7 +102,7 @@ class RestartEquivalenceHdfsSuite extends RestartEquivalenceSuite(None) {
     )
 }
 
-class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressPlan.RocksDBProvider)) {
+class RestartEquivalenceRocksDBSuite extends RestartEquivalenceSuite(Some(SuppressRules.RocksDBProvider)) {
   protected def quickOperators: Seq[OperatorUnderTest] =
     Seq(
       OperatorsUnderTest.joinVersionedGrace,

@@ -13,7 +13,7 @@ import io.github.sparksuppress.api._
 import io.github.sparksuppress.testing.TestDriver
 import io.github.sparksuppress.testkit.SparkLine
 import io.github.sparksuppress.api.Metrics
-import io.github.sparksuppress.spark.suppress.SuppressPlan
+import io.github.sparksuppress.spark.suppress.SuppressRules
 
 class SuppressSuite extends SparkSessionSuite {
 
@@ -304,7 +304,7 @@ class SuppressSuite extends SparkSessionSuite {
   }
 
   test("spillToDisk keeps an unbounded buffer in the RocksDB state store") {
-    spark.conf.set("spark.sql.streaming.stateStore.providerClass", SuppressPlan.RocksDBProvider)
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", SuppressRules.RocksDBProvider)
     try {
       val s = Suppressed.untilTimeLimit(ms(2), BufferConfig.maxRecords(1).spillToDisk())
       val d = driver(_.transform(Suppress("key", "ts", s)))

@@ -17,18 +17,21 @@ import io.github.sparksuppress.core._
  *
  * @param sizeOf
  *   the entry size counted against `maxBytes`
+ * @param metrics
+ *   where the buffer's samples go (Kafka samples it after every put and every eviction pass that evicted something)
  */
 final class SuppressNode[K](
     val spec: SuppressionSpec,
     val untilWindowCloses: Boolean,
     sizeOf: ChainRecord[K] => Long,
     val wallClock: Boolean = false,
-    emitLate: Boolean = false
+    emitLate: Boolean = false,
+    metrics: SuppressionMetrics = new SuppressionMetrics
 )(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
   // The buffered value is the record itself, so that a released tombstone keeps what the engine renders.
-  val suppressor = new Suppressor[WindowedKey[K], ChainRecord[K]](spec, _.isTombstone)
+  val suppressor = new Suppressor[WindowedKey[K], ChainRecord[K]](spec, _.isTombstone, metrics)
   private[this] var time = Long.MinValue
   var droppedNullKeys: Long = 0L
 

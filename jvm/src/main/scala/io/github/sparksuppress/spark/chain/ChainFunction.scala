@@ -7,7 +7,7 @@ import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.IdleClock
-import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
+import io.github.sparksuppress.core.chain.{Chain, ChainNode, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
 import io.github.sparksuppress.spark.common.{FlaggedRows, OperatorMetricsAccumulator}
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
@@ -37,6 +37,20 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  * @param idleTimeouts
  *   per node, its idle timeout (beyond Kafka: its stream time runs on with the wall clock once it stood still this
  *   long, [[IdleClock]]); empty for none
+ * @param explicitNames
+ *   per node, the name the user gave its operator (it guards the operator's state in the checkpoint); empty for none
+ * @param epoch
+ *   this build of the query's plan (a run), so that metrics know whether stored state was already counted in it
+ * @param perKey
+ *   the chain's state is per key, not per shard (a physical choice: only for a chain whose nodes need no more than
+ *   one key at a time, e.g. a lone unbounded suppress; stream time is then the watermark advanced by the key's own
+ *   records)
+ * @param nullKeysAreValues
+ *   a null among the input's key values is an ordinary key value, as Spark's `groupBy` treats it (a suppress reading
+ *   the user's table); otherwise such a record has Kafka's null key, which the nodes drop
+ * @param refusesPreEpoch
+ *   an input record before 1970 stops the query (the first node follows Spark's watermark, which never goes below 0,
+ *   and Kafka refuses negative timestamps at its source)
  */
 final case class ChainParams(
     operator: String,
@@ -50,9 +64,16 @@ final case class ChainParams(
     joinReleases: Boolean = false,
     metrics: IndexedSeq[OperatorMetricsAccumulator] = IndexedSeq.empty,
     emitsLate: Boolean = false,
-    idleTimeouts: IndexedSeq[Option[Long]] = IndexedSeq.empty
+    idleTimeouts: IndexedSeq[Option[Long]] = IndexedSeq.empty,
+    explicitNames: IndexedSeq[Option[String]] = IndexedSeq.empty,
+    epoch: Long = ChainParams.newEpoch(),
+    perKey: Boolean = false,
+    refusesPreEpoch: Boolean = false,
+    nullKeysAreValues: Boolean = false
 ) {
   def idleTimeout(i: Int): Option[Long] = if (idleTimeouts.isEmpty) None else idleTimeouts(i)
+
+  def explicitName(i: Int): Option[String] = if (explicitNames.isEmpty) None else explicitNames(i)
 
   /**
    * Some node moves with the wall clock (an idle clock, a wall-clock suppress): the chain needs a call per trigger.
@@ -60,13 +81,23 @@ final case class ChainParams(
   val onWallClock: Boolean = idleTimeouts.exists(_.isDefined) || nodes.exists(_.onWallClock)
 }
 
+object ChainParams {
+
+  /** A run's epoch: random, never [[ChainState.NoEpoch]]. */
+  def newEpoch(): Long = {
+    var e = ChainState.NoEpoch
+    while (e == ChainState.NoEpoch) e = new java.util.Random().nextLong()
+    e
+  }
+}
+
 /**
- * The function `flatMapGroupsWithState` calls once per shard of a chain. The shard plays Kafka's task: its state
- * holds every node's state for the shard's keys and one clock per node. The first node's clock first moves to the
- * watermark (so quiet keys' windows close, and a timer brings a quiet shard here); then the batch's records go
- * through the chain one by one (a join's table updates first, as the stand-alone join orders them), each node
- * forwarding to the next at once. One event-time timer waits for the first node's next due time; downstream nodes
- * move only with what reaches them.
+ * The function `flatMapGroupsWithState` calls once per shard of a chain (or per key, `ChainParams.perKey`). The shard
+ * plays Kafka's task: its state holds every node's state for the shard's keys and one clock per node. The first
+ * node's clock first moves to the watermark (so quiet keys' windows close, and a timer brings a quiet shard here);
+ * then the batch's records go through the chain one by one (a join's table updates first, as the stand-alone join
+ * orders them), each node forwarding to the next at once. One event-time timer waits for the first node's next due
+ * time; downstream nodes move only with what reaches them.
  *
  * Beyond Kafka, a node can move with the wall clock: a wall-clock suppress runs on the micro-batch's time, and a node
  * with an idle timeout runs on its [[IdleClock]] once its stream time stood still that long (the stand-alone
@@ -84,12 +115,19 @@ final class ChainFunction(p: ChainParams)
     case _ => null
   }
 
-  override def apply(shard: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
-    val nodes = p.nodes.map(_.newNode())
-    val clocks = state.getOption match {
+  override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+    val nodes = p.nodes.indices.map(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
+    val restored = state.getOption match {
       case Some(bytes) => ChainState.read(bytes, p, nodes)
-      case None => ChainState.newClocks(p)
+      case None => ChainState.Restored(ChainState.NoEpoch, ChainState.newClocks(p))
     }
+    val clocks = restored.clocks
+    val seenThisRun = restored.epoch == p.epoch
+    // Where state is per key, the gauges change by what this call changed (what state from an earlier run holds was
+    // not counted in this run yet).
+    val gaugesBefore =
+      if (p.metrics.isEmpty || !p.perKey || !seenThisRun) null else nodes.indices.map(i => p.nodes(i).gauges(nodes(i)))
+    if (!p.perKey && !seenThisRun) nodes.indices.foreach(i => if (p.metrics.nonEmpty) p.nodes(i).opened(nodes(i)))
     val forwarded = new Array[Long](nodes.length)
     val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
     val out = new ArrayBuffer[Row]()
@@ -123,36 +161,55 @@ final class ChainFunction(p: ChainParams)
     var i = 0
     while (i < nodes.length) { clocks(i).foreach(_.observe(idleBase(chain, i, watermark), now)); i += 1 }
 
-    // Kept even when every buffer is empty: the nodes' clocks are Kafka's stream times and must survive. A
-    // heartbeat that released nothing changed nothing.
-    if (
+    val holds = nodes.indices.exists(i => !p.nodes(i).isEmpty(nodes(i)))
+    val clockAhead = clocks.exists(_.exists(_.aheadOf(watermark)))
+    if (p.perKey && !holds && !clockAhead) {
+      // A key's stream time is the watermark once it holds nothing; only an idle clock ahead of it must be kept.
+      state.remove()
+    } else if (
+      // Kept even when every buffer is empty: a shard's node clocks are Kafka's stream times and must survive. A
+      // heartbeat that released nothing changed nothing.
       batch.nonEmpty || !p.joinReleases || p.onWallClock ||
       nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting
     ) {
-      state.update(ChainState.write(p, nodes, clocks))
+      state.update(ChainState.write(p, nodes, clocks, p.epoch))
     }
-    if (p.metrics.nonEmpty) {
-      val shardNumber = java.util.Arrays.hashCode(shard)
-      val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
-      var i = 0
-      while (i < nodes.length) {
-        if (p.metrics(i) != null)
-          p.nodes(i).report(nodes(i), NodeCall(forwarded(i), p.metrics(i), shardNumber, latency))
-        i += 1
-      }
-    }
+    if (p.metrics.nonEmpty) report(group, nodes, forwarded, gaugesBefore, state)
     if (p.onWallClock) {
       // Called in every micro-batch (1 ms: the next one) while the chain holds anything or an idle clock ran ahead of
       // the watermark: the watermark, the wall clock or an idle clock may make something due, or let it be forgotten.
-      val holds =
-        nodes.indices.exists(i => !p.nodes(i).isEmpty(nodes(i))) || clocks.exists(_.exists(_.aheadOf(watermark)))
-      if (holds) state.setTimeoutDuration(1L)
+      if (holds || clockAhead) state.setTimeoutDuration(1L)
     } else if (p.followsWatermark) {
       val due = chain.nextDueStreamTime
       // Spark fires a timer once timer < watermark; the first node needs a call once due <= its stream time.
       if (due != Long.MaxValue) state.setTimeoutTimestamp(math.max(1L, due - 1))
     }
     out.iterator
+  }
+
+  /** Each node's call and gauges to its operator's metrics: a shard's gauges as they stand, a key's as changes. */
+  private def report(
+      group: Array[Byte],
+      nodes: IndexedSeq[ChainNode[ChainKey]],
+      forwarded: Array[Long],
+      gaugesBefore: IndexedSeq[Seq[(String, Long)]],
+      state: GroupState[Array[Byte]]
+  ): Unit = {
+    val shardNumber = java.util.Arrays.hashCode(group)
+    val latency = math.max(0L, System.currentTimeMillis() - state.getCurrentProcessingTimeMs())
+    var i = 0
+    while (i < nodes.length) {
+      val metrics = p.metrics(i)
+      if (metrics != null) {
+        p.nodes(i).report(nodes(i), NodeCall(forwarded(i), metrics, shardNumber, latency))
+        val before = if (gaugesBefore == null) Map.empty[String, Long] else gaugesBefore(i).toMap
+        p.nodes(i).gauges(nodes(i)).foreach { case (name, value) =>
+          if (p.perKey) metrics.gaugeDelta(name, value - before.getOrElse(name, 0L))
+          else metrics.gauge(name, shardNumber, value)
+        }
+      }
+      i += 1
+    }
   }
 
   /**
@@ -187,14 +244,28 @@ final class ChainFunction(p: ChainParams)
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
+  private def streamKey(row: Row): ChainKey =
+    if (p.nullKeysAreValues) new ChainKey(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues)) else key(row)
+
   private def time(row: Row, side: String): Long = {
     if (row.isNullAt(Time)) {
+      val what = if (join != null) s"a $side row has a null event time; every row needs one"
+      else s"the event-time column '${p.timestampName}' is null in an input row; every row needs an event time"
       throw new IllegalStateException(
-        s"${p.operator}: a $side row has a null event time; every row needs one. Filter such rows out (or fill " +
-          "them) before the operator."
+        s"${p.operator}: $what. Filter such rows out (or fill them) before the operator."
       )
     }
-    row.getLong(Time)
+    val ms = row.getLong(Time)
+    if (ms < 0 && p.refusesPreEpoch) {
+      throw new IllegalStateException(
+        s"${p.operator}: an input row has the event time ${row.getStruct(UserRow).get(p.inputSchema.fieldIndex(
+            p.timestampName
+          ))} (before 1970-01-01), in column '${p.timestampName}'. Spark's event-time watermark " +
+          "never goes below 1970-01-01, so suppress cannot keep time for such records. Filter them out, or shift " +
+          "the event times of the whole stream to after 1970 before the operator."
+      )
+    }
+    ms
   }
 
   private def streamRecord(row: Row): ChainRecord[ChainKey] = {
@@ -203,7 +274,7 @@ final class ChainFunction(p: ChainParams)
       if (join != null) join.valueIsNull(user)
       else p.tombstone.exists(c => !user.isNullAt(c) && user.getBoolean(c))
     val window = p.window.map(w => Bounds(w.start(user, p.operator), w.end(user, p.operator))).orNull
-    ChainRecord(key(row), window, user, time(row, "stream"), deleted)
+    ChainRecord(streamKey(row), window, user, time(row, "stream"), deleted)
   }
 
   private def tableRecord(row: Row): ChainRecord[ChainKey] = {

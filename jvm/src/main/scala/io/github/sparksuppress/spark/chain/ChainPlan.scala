@@ -26,7 +26,7 @@ import io.github.sparksuppress.spark.common.{
   WatermarkBypass
 }
 import io.github.sparksuppress.spark.join.EventMillisUdf
-import io.github.sparksuppress.spark.suppress.{SuppressPlan, WindowBounds, WindowColumnNames}
+import io.github.sparksuppress.spark.suppress.{SuppressRules, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
 
 /**
@@ -107,7 +107,9 @@ object ChainPlan {
     keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
     val tsIdx = InputColumns.index(schema, tsName, "timestamp", operator)
     InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
-    if (schema.fields(tsIdx).dataType != TimestampType) {
+    // A suppress forwards its input rows as they are; an aggregation or a join renders TIMESTAMP event times.
+    val suppressFirst = first.isInstanceOf[ChainStep.SuppressStep]
+    if (!suppressFirst && schema.fields(tsIdx).dataType != TimestampType) {
       throw new IllegalArgumentException(
         s"$operator: a chain's event-time column must be TIMESTAMP; '${schema.fields(tsIdx).name}' is " +
           s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp."
@@ -119,7 +121,13 @@ object ChainPlan {
       )
     }
     val joinFirst = first.isInstanceOf[ChainStep.JoinStep]
-    if (!joinFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
+    // A suppress on the wall clock needs no watermark to start a chain (its clock is the micro-batch's time).
+    val wallClockFirst = first match {
+      case ChainStep.SuppressStep(s) => s.clock == SuppressionClock.ProcessingTime
+      case _ => false
+    }
+    if (!joinFirst && !wallClockFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
+    val watermarked = df.schema.fields.exists(WatermarkBypass.hasMarker)
     val keySchema = StructType(keyIdx.map(i => schema.fields(i).copy(nullable = true)))
 
     // The first step's input extras: a changelog's tombstone column, a windowed input's window.
@@ -130,8 +138,18 @@ object ChainPlan {
           InputColumns.requireBoolean(schema, i, "tombstone", operator)
           i
         }
-        (t, s.window.map(WindowBounds.resolve(schema, _, operator)), s.window.toSeq.flatMap(_.columns))
+        val columns = s.window.toSeq.flatMap(_.columns)
+        val overlapping = (s.tombstone.toSeq ++ columns).find(c => keyNames.exists(_.equalsIgnoreCase(c)))
+        overlapping.foreach { c =>
+          throw new IllegalArgumentException(s"$operator: key column '$c' is also the window or tombstone column.")
+        }
+        (t, s.window.map(WindowBounds.resolve(schema, _, operator)), columns)
       case _ => (None, None, Nil)
+    }
+    // A physical choice: a lone unbounded suppress keeps its state per key (bounded buffers need a whole shard).
+    val perKey = d.steps match {
+      case Seq(ChainStep.SuppressStep(s)) => !s.request.sharded
+      case _ => false
     }
 
     val r = new ChainResolution(
@@ -148,7 +166,7 @@ object ChainPlan {
       val op = names(i)
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
       step match {
-        case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, op)
+        case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, perKey, op)
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
@@ -186,7 +204,7 @@ object ChainPlan {
       window,
       nodes,
       new ChainKeyCodec(keySchema),
-      followsWatermark = !joinFirst,
+      followsWatermark = !joinFirst && (!wallClockFirst || watermarked),
       joinReleases = joinReleases,
       metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq,
       emitsLate = emitsLate,
@@ -195,7 +213,17 @@ object ChainPlan {
         case ChainStep.WindowedAggregateStep(a) => a.idleTimeoutMs
         case ChainStep.JoinStep(j) => j.idleTimeoutMs
         case _ => None
-      }.toIndexedSeq
+      }.toIndexedSeq,
+      explicitNames = d.steps.map {
+        case ChainStep.SuppressStep(s) => s.request.explicitName
+        case ChainStep.WindowedAggregateStep(a) => a.explicitName
+        case ChainStep.KeyAggregateStep(a) => a.explicitName
+        case ChainStep.JoinStep(j) => j.explicitName
+        case _ => None
+      }.toIndexedSeq,
+      perKey = perKey,
+      refusesPreEpoch = suppressFirst && !wallClockFirst,
+      nullKeysAreValues = suppressFirst
     )
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
@@ -256,7 +284,7 @@ object ChainPlan {
         streamSide(stream).union(tableSide)
     }
     val shard = udf(new ShardUdf(shards), BinaryType)
-    val sharded = internal.withColumn(GroupColumn, shard(col(KeyColumn)))
+    val sharded = internal.withColumn(GroupColumn, if (perKey) col(KeyColumn) else shard(col(KeyColumn)))
     val grouped =
       if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
     val outputSchema = if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
@@ -336,6 +364,7 @@ object ChainPlan {
       r: ChainResolution,
       chainKey: Seq[String],
       windowedInput: Boolean,
+      perKey: Boolean,
       op: String
   ): SuppressNodeSpec = {
     if (!first && s.tombstone.isDefined) {
@@ -364,16 +393,17 @@ object ChainPlan {
             case other => other.graceMs
           }
         case None if first && windowedInput =>
-          s.graceMs.getOrElse(throw SuppressPlan.noGrace(op))
-        case None => throw SuppressPlan.notWindowed(op)
+          s.graceMs.getOrElse(throw SuppressRules.noGrace(op))
+        case None => throw SuppressRules.notWindowed(op)
       }
-    if (s.spillToDisk) SuppressPlan.requireRocksDB(df, op)
-    val spec = s.spec.copy(name = op, timeLimitMs = limit)
+    if (s.spillToDisk) SuppressRules.requireRocksDB(df, op)
+    // Kafka names the buffer by its processor's name in errors ("<name> buffer exceeded its max capacity").
+    val spec = s.spec.copy(timeLimitMs = limit)
     val schema = r.schema
     val keyIdx = chainKey.map(k => InputColumns.index(schema, k, "key", op)).toArray
     val tsIdx = InputColumns.index(schema, s.timestamp, "timestamp", op)
-    val excluded = Set(WindowAggregatePlan.WindowColumn, WindowAggregatePlan.RetractionColumn) ++ s.tombstone ++
-      s.window.toSeq.flatMap(_.columns)
+    // Kafka's entry size counts the key and the value: not the window (part of Kafka's windowed key), not the flags.
+    val excluded = r.windowColumns ++ r.flag ++ s.tombstone
     val valueIdx = schema.indices.filterNot(j =>
       keyIdx.contains(j) || j == tsIdx ||
         excluded.exists(_.equalsIgnoreCase(schema.fields(j).name))
@@ -383,7 +413,18 @@ object ChainPlan {
     // A window's update waits in the buffer at most the time limit more (Kafka evicts in buffer-time order); on the
     // wall clock, for no bound in event time.
     r.closedAfterMs = if (wallClock) None else for (c <- r.closedAfterMs; sum = c + limit if sum >= c) yield sum
-    SuppressNodeSpec(op, spec, s.untilWindowCloses, schema, keyIdx, valueIdx, s.sizeModel, wallClock, s.emitLate)
+    SuppressNodeSpec(
+      op,
+      spec,
+      s.untilWindowCloses,
+      schema,
+      keyIdx,
+      valueIdx,
+      s.sizeModel,
+      wallClock,
+      s.emitLate,
+      samplesBuffer = !perKey
+    )
   }
 
   private def aggregateInputs(

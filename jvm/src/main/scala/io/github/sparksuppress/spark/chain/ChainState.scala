@@ -1,81 +1,95 @@
 package io.github.sparksuppress.spark.chain
 
+import java.nio.charset.StandardCharsets.UTF_8
+
 import io.github.sparksuppress.core.{ByteReader, ByteWriter, IdleClock}
 import io.github.sparksuppress.core.chain.ChainNode
 import io.github.sparksuppress.spark.common.StateHeader
 
 /**
- * The stored state of one shard of a chain: every node's state and clock, in chain order, then (format 2, written
- * when a node has an idle timeout) every node's idle clock.
+ * The stored state of one group of a chain (a shard, or a key where the chain's state is per key): every node's state
+ * and clock, in chain order, then every node's idle clock.
  *
  * {{{
- *   format (1 byte) | node count (varint) | per node: its operator kind (bytes) then its state (its NodeSpec)
- *   format 2 only:  | per node: 1 and its IdleClock's fields, or 0
+ *   format 3 (1 byte) | node count (varint)
+ *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty when none), its state (its NodeSpec)
+ *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
+ *   formats 1 and 2 (read only): format | node count | per node: kind, state | format 2: per node: 1 and clock, or 0
  * }}}
  *
- * The kinds let a query restarted with a different chain fail with a clear message instead of misreading state.
- * Switching an idle timeout on or off across a restart keeps every node's state (a new clock starts, an old one is
- * skipped), as for the stand-alone operators.
+ * The kinds let a query restarted with a different chain fail with a clear message instead of misreading state; the
+ * names guard against state found at this operator's position that belongs to another named operator (Spark locates
+ * state by position). The run epoch tells the metrics whether what the state holds was already counted in this run of
+ * the query. Switching an idle timeout on or off across a restart keeps every node's state (a new clock starts, an
+ * old one is skipped), as for the stand-alone operators.
  */
 private[chain] object ChainState {
   val Format: Int = 1
   val FormatWithIdleClocks: Int = 2
 
+  /** The format written: run epoch, names, and the schema descriptor of buffered rows (in a node's state). */
+  val FormatWithDescriptors: Int = 3
+
+  /** The epoch of state written by no run (a join's initial versions; state of formats 1 and 2). */
+  val NoEpoch: Long = Long.MinValue
+
   def write(
       p: ChainParams,
       nodes: IndexedSeq[ChainNode[ChainKey]],
-      clocks: IndexedSeq[Option[IdleClock]]
+      clocks: IndexedSeq[Option[IdleClock]],
+      epoch: Long
   ): Array[Byte] = {
     val out = new ByteWriter(256)
-    val withClocks = clocks.exists(_.isDefined)
-    out.writeByte(if (withClocks) FormatWithIdleClocks else Format)
+    out.writeByte(FormatWithDescriptors)
     out.writeVarLong(nodes.length.toLong)
     var i = 0
     while (i < nodes.length) {
-      out.writeBytes(kind(p.nodes(i)).getBytes("UTF-8"))
+      out.writeBytes(kind(p.nodes(i)).getBytes(UTF_8))
+      out.writeBytes(p.explicitName(i).getOrElse("").getBytes(UTF_8))
       p.nodes(i).write(nodes(i), out, p.keys)
       i += 1
     }
-    if (withClocks) clocks.foreach {
+    clocks.foreach {
       case Some(c) => out.writeByte(1); IdleClock.write(c, out)
       case None => out.writeByte(0)
     }
+    out.writeZigZag(epoch)
     out.toByteArray
   }
 
-  /** Restores `nodes` from `bytes` and returns each node's idle clock (`p.idleTimeouts`: restored, new or none). */
-  def read(
-      bytes: Array[Byte],
-      p: ChainParams,
-      nodes: IndexedSeq[ChainNode[ChainKey]]
-  ): IndexedSeq[Option[IdleClock]] = {
+  /** What [[read]] found besides the nodes' state: the run epoch and each node's idle clock. */
+  final case class Restored(epoch: Long, clocks: IndexedSeq[Option[IdleClock]])
+
+  /** Restores `nodes` from `bytes`; each node's idle clock follows `p.idleTimeouts` (restored, new or none). */
+  def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Restored = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, p.operator, "chain state") {
-      val format = readNodes(in, p, nodes)
-      nodes.indices.map { i =>
-        IdleClock.readStored(format == FormatWithIdleClocks && in.readByte() == 1, p.idleTimeout(i), in)
+      val format = in.readByte()
+      if (format != Format && format != FormatWithIdleClocks && format != FormatWithDescriptors) {
+        throw new IllegalStateException(
+          s"${p.operator}: the stored chain state has format $format, but this spark-suppress version reads format " +
+            s"$Format, $FormatWithIdleClocks or $FormatWithDescriptors. Restart with the spark-suppress version " +
+            "that wrote the checkpoint, or start from a new checkpoint."
+        )
       }
+      readNodes(in, p, nodes, format)
+      val clocks = nodes.indices.map { i =>
+        IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
+      }
+      Restored(if (format == FormatWithDescriptors) in.readZigZag() else NoEpoch, clocks)
     }
   }
 
-  /** Each node's idle clock in a shard without stored state. */
+  /** Each node's idle clock in a group without stored state. */
   def newClocks(p: ChainParams): IndexedSeq[Option[IdleClock]] =
     p.nodes.indices.map(p.idleTimeout(_).map(new IdleClock(_)))
 
-  private def readNodes(in: ByteReader, p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Int = {
-    val format = in.readByte()
-    if (format != Format && format != FormatWithIdleClocks) {
-      throw new IllegalStateException(
-        s"${p.operator}: the checkpoint holds chain state of format $format; this spark-suppress reads formats " +
-          s"$Format and $FormatWithIdleClocks. " +
-          "Restart from a checkpoint written by a compatible version, or with a new checkpoint location."
-      )
-    }
+  private def readNodes(in: ByteReader, p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]], format: Int): Unit = {
     val stored = in.readVarLong().toInt
-    val kinds = (0 until stored).map { i =>
-      val k = new String(in.readBytes(), "UTF-8")
-      if (i < nodes.length && k == kind(p.nodes(i))) p.nodes(i).read(in, nodes(i), p.keys)
-      else {
+    var i = 0
+    while (i < stored) {
+      val k = new String(in.readBytes(), UTF_8)
+      if (i >= nodes.length || k != kind(p.nodes(i))) {
         throw new IllegalStateException(
           s"${p.operator}: the checkpoint was written by a different chain (its step ${i + 1} is $k, this query's is " +
             s"${if (i < nodes.length) kind(p.nodes(i)) else "missing"}). A chain's steps cannot change across " +
@@ -83,18 +97,19 @@ private[chain] object ChainState {
             "start the changed query with a new checkpoint location."
         )
       }
-      k
+      if (format == FormatWithDescriptors)
+        StateHeader.requireOwnName(new String(in.readBytes(), UTF_8), p.explicitName(i), p.operator)
+      p.nodes(i).read(in, nodes(i), p.keys, format)
+      i += 1
     }
-    if (kinds.length != nodes.length) {
+    if (stored != nodes.length) {
       throw new IllegalStateException(
-        s"${p.operator}: the checkpoint was written by a chain of ${kinds.length} steps, this query has " +
+        s"${p.operator}: the checkpoint was written by a chain of $stored steps, this query has " +
           s"${nodes.length}. " +
           "A chain's steps cannot change across restarts; start the changed query with a new checkpoint location."
       )
     }
-    format
   }
-
   private def kind(n: NodeSpec): String = n match {
     case _: SuppressNodeSpec => "suppress"
     case _: WindowedAggregateNodeSpec => "aggregate_windowed"

@@ -84,7 +84,7 @@ final case class JoinNodeSpec(
     }
   }
 
-  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = {
+  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = {
     val j = node(n)
     j.restore(in.readZigZag())
     val tableTime = in.readZigZag()

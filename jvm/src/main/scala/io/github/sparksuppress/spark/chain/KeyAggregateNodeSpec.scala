@@ -39,7 +39,7 @@ final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs)
     }
   }
 
-  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = {
+  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = {
     val a = node(n)
     a.restore(in.readZigZag())
     var i = in.readVarLong()

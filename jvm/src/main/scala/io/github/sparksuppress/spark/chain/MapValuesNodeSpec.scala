@@ -36,7 +36,7 @@ final case class MapValuesNodeSpec(
 
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = ()
 
-  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = ()
+  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = ()
 
   def isEmpty(node: ChainNode[ChainKey]): Boolean = true
 }

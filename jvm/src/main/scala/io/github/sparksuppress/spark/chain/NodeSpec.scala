@@ -15,9 +15,25 @@ trait NodeSpec extends Serializable {
 
   def newNode(): ChainNode[ChainKey]
 
+  /**
+   * The core node for one call, given its operator's metrics (null without): a node that samples its buffers as Kafka
+   * does (at every put) samples into them.
+   */
+  def newNode(metrics: OperatorMetricsAccumulator): ChainNode[ChainKey] = newNode()
+
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit
 
-  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec): Unit
+  /** Restores `node` from state written under `format` (a [[ChainState]] format). */
+  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit
+
+  /**
+   * The node's gauges as they stand (e.g. how many records its buffer holds), by metric name: reported per shard, or,
+   * where the chain's state is per key, as how much the call changed them.
+   */
+  def gauges(node: ChainNode[ChainKey]): Seq[(String, Long)] = Nil
+
+  /** Called once when this run of the query first sees the group's state (Kafka samples a buffer when it opens). */
+  def opened(node: ChainNode[ChainKey]): Unit = ()
 
   /** True when the node runs on the wall clock (a wall-clock suppress, beyond Kafka). */
   def onWallClock: Boolean = false
@@ -26,8 +42,8 @@ trait NodeSpec extends Serializable {
   def isEmpty(node: ChainNode[ChainKey]): Boolean
 
   /**
-   * Reports what the node did in one call and what it holds afterwards to its operator's metrics (registered by
-   * `ChainPlan` under Kafka's names; steps Kafka reports nothing for, filters and maps, report nothing).
+   * Reports what the node did in one call to its operator's metrics (registered by `ChainPlan` under Kafka's names;
+   * steps Kafka reports nothing for, filters and maps, report nothing); its [[gauges]] are reported by the caller.
    */
   def report(node: ChainNode[ChainKey], call: NodeCall): Unit = ()
 }

@@ -24,7 +24,7 @@ final case class StreamFilterNodeSpec(operator: String, condition: Expression, i
 
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = ()
 
-  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = ()
+  def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = ()
 
   def isEmpty(node: ChainNode[ChainKey]): Boolean = true
 }

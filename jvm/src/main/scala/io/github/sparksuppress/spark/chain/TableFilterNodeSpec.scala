@@ -70,7 +70,7 @@ final case class TableFilterNodeSpec(
     }
   }
 
-  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = {
+  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = {
     val f = node(n)
     f.restore(in.readZigZag())
     var i = in.readVarLong()

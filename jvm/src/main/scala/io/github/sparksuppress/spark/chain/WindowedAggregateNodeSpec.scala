@@ -65,7 +65,7 @@ final case class WindowedAggregateNodeSpec(
     }
   }
 
-  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec): Unit = {
+  def read(in: ByteReader, n: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = {
     val a = node(n)
     a.restore(in.readZigZag())
     var i = in.readVarLong()

@@ -32,7 +32,12 @@ private[spark] object StateHeader {
           "from a new checkpoint."
       )
     }
-    val storedName = new String(in.readBytes(), StandardCharsets.UTF_8)
+    requireOwnName(new String(in.readBytes(), StandardCharsets.UTF_8), name, operator)
+    stored
+  }
+
+  /** Refuses state stored under another name (empty: stored unnamed) than the operator's own (if it has one). */
+  def requireOwnName(storedName: String, name: Option[String], operator: String): Unit =
     name.foreach { n =>
       if (storedName.nonEmpty && storedName != n) {
         throw new IllegalStateException(
@@ -42,8 +47,6 @@ private[spark] object StateHeader {
         )
       }
     }
-    stored
-  }
 
   /**
    * Reads one stored value with `body`, which must use all of `in`. The state store hands back whatever bytes the
