@@ -195,7 +195,8 @@ def input_partitions(produced: np.ndarray, start: int, partitions: int) -> Tuple
     seqs: List[list] = [[] for _ in range(partitions)]
     for seq, key in enumerate(keys):
         seqs[key % partitions].append(seq)
-    rows = [[(KEY.format(keys[i]), ts[i], i) for i in part] for part in seqs]
+    names = [KEY.format(k) for k in range(max(keys, default=-1) + 1)]  # one string per key, not per record
+    rows = [[(names[keys[i]], ts[i], i) for i in part] for part in seqs]
     return rows, seqs
 
 
