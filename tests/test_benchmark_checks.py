@@ -377,6 +377,13 @@ def test_spark_rate_limit_reference_follows_the_batches_their_order_and_the_wate
     # Partition 1 first: b at 20 comes before a, so each of a's updates is due as soon as it is buffered.
     second = checks.spark_rate_limit_reference(parts, ends, (1, 0), 10, 100, 0, lambda k: 0)
     assert second == [(0, "a", 1, 100), (0, "a", 3, 101), (1, "c", 5, 102)]
+    # Numbered by position alone, partition 1's b comes between a's updates: each of them leaves at once.
+    assert checks.spark_kafka_batches(parts, ends, (0, 1), by_position=True)[0] == [
+        ("a", 1, 100),
+        ("b", 20, 200),
+        ("a", 3, 101),
+    ]
+    assert checks.spark_rate_limit_reference(parts, ends, (0, 1), 10, 100, 0, lambda k: 0, by_position=True) == second
     # x, alone in its shard, is due only in the batch without data Spark would run next, at watermark 30: that
     # batch is not one the query ran, so its rows are not expected.
     one = [[("x", 1, 0), ("y", 30, 1)]]
@@ -454,7 +461,8 @@ def test_sustained_rate_limit_check_per_system(tmp_path):
         assert check["ok"] and check["partition_order"] == order and check["micro_batches_checked"] == 2
     # Kafka's answer is not Spark's, nor is a pass-through.
     assert not rate_limit_check("spark-suppress", produced, 1000, kafka, sus, 10, ends)["ok"]
-    assert not rate_limit_check("spark-suppress", produced, 1000, passed, sus, 10, ends)["ok"]
+    passed_spark = rate_limit_check("spark-suppress", produced, 1000, passed, sus, 10, ends)
+    assert not passed_spark["ok"] and passed_spark["agrees_by_position_ties_in"] is None
     (tmp_path / "checkpoint" / "offsets" / "1").unlink()
     (tmp_path / "checkpoint" / "offsets" / "2").write_text('v1\n{}\n{"in-1":{"1":3,"0":2}}\n')
     with pytest.raises(ValueError, match="neither"):

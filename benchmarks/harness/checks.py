@@ -487,19 +487,28 @@ def kafka_streams_rate_limit_reference(
 
 
 def spark_kafka_batches(
-    partitions: Sequence[Sequence[Row]], batch_ends: Sequence[Sequence[int]], order: Sequence[int]
+    partitions: Sequence[Sequence[Row]],
+    batch_ends: Sequence[Sequence[int]],
+    order: Sequence[int],
+    by_position: bool = False,
 ) -> List[List[Row]]:
     """The updates of each micro-batch of Spark's Kafka source in the order spark-suppress applies them, from each
     batch's end offset per partition (``batch_ends[b][p]``; a batch starts where the one before ended, the first at
     offset 0): the partitions one after the other in ``order``, each in offset order.
 
     spark-suppress numbers rows by input partition and position before its shuffle and applies a shard's rows in
-    that order (docs/suppress.md, "Stream time and watermarks"); a batch reads each topic partition as one input
-    partition, in an order Spark does not report (that of the batch's map of offsets), hence ``order``."""
+    that order (ArrivalSequence; docs/suppress.md, "Stream time and watermarks"); a batch reads each topic partition
+    as one input partition, in an order Spark does not report (that of the batch's map of offsets), hence ``order``.
+    ``by_position``: the order if the numbers lost their partition, by position within the batch's part of each
+    partition, ties in ``order`` (what the check reports a failed output agrees with)."""
     start = [0] * len(partitions)
     out: List[List[Row]] = []
     for ends in batch_ends:
-        out.append([row for p in order for row in partitions[p][start[p] : ends[p]]])
+        parts = [partitions[p][start[p] : ends[p]] for p in order]
+        if by_position:
+            out.append([part[i] for i in range(max(map(len, parts), default=0)) for part in parts if i < len(part)])
+        else:
+            out.append([row for part in parts for row in part])
         start = list(ends)
     return out
 
@@ -512,11 +521,12 @@ def spark_rate_limit_reference(
     max_records: int,
     watermark_delay_ms: int,
     shard_of: Callable[[str], int],
+    by_position: bool = False,
 ) -> List[Tuple[int, str, int, int]]:
     """What spark-suppress's rate limiter emits for a Kafka input read in the micro-batches ``batch_ends`` say
     (``spark_kafka_batches``), as (micro-batch, key, ts, value): ``rate_limit_reference``, without its closing batch
     without data, which a query stopped while running never had (the batches it had are all in ``batch_ends``)."""
-    batches = spark_kafka_batches(partitions, batch_ends, order)
+    batches = spark_kafka_batches(partitions, batch_ends, order, by_position)
     rows = rate_limit_reference(batches, time_limit_ms, max_records, watermark_delay_ms, shard_of)
     return [r for r in rows if r[0] < len(batches)]
 
