@@ -24,14 +24,16 @@ Check (fails the run), on every probe: every final result equals the count compu
 comes twice, and at a sustained rate every window closed during warm-up and measurement has come. Rate limiting:
 each system's output against the exact rule computed for it (``rate_limit_check``), emit-early evictions
 included. Kafka Streams' follows from each input partition's order alone (one buffer and stream time per task;
-the driver sends partition key % 2 from one thread with an idempotent producer, so the order is that of its file
-when every send was acknowledged). spark-suppress's follows from its micro-batches, whose end offsets the job
+the driver sends partition key % 2 from one thread with an idempotent producer, so the order is that of its log
+of sends when every send was acknowledged). spark-suppress's follows from its micro-batches, whose end offsets the job
 prints with its progress (and the checkpoint's offset log keeps for the last ones), their watermarks and its
 shards; which of a batch's two input partitions a shard applies first Spark does not report, so both orders are
-computed and the output must agree with one. Each key's rows consumed must be the start of its reference rows,
-none twice or skipped, and at a sustained rate every row let out by input sent before the end of the measurement
-must have come. "When" is checked as a row's place among its key's rows and, for Kafka Streams, through the
-input record that let it out; not as a wall time, nor as Spark's micro-batch, which its Kafka sink does not carry.
+computed and the output must agree with one (if neither, the check also says whether it agrees with rows taken
+by position within each partition). Each key's rows consumed must be the start of its reference rows, none twice
+or skipped, and at a sustained rate every row let out by input sent before the end of the measurement must have
+come. "When" is checked only as a row's place among its key's rows and, for completeness, through the send time
+of the input that let it out (Kafka Streams: the record; Spark: the last read by its batch); not as a wall time,
+nor as Spark's micro-batch, which its Kafka sink does not carry.
 """
 
 from __future__ import annotations
