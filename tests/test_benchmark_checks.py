@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 
@@ -333,14 +334,139 @@ def test_streamed_final_results_check_fails_a_wrong_duplicated_missing_or_invent
     assert early["ok"] and early["before_close"] == 1
 
 
-def test_streamed_updates_check_fails_an_invented_repeated_or_reordered_update():
-    produced = [5, 6, 5, 5]  # the key of each sequence number
-    assert checks.check_streamed_updates(produced, [(6, 1), (5, 3)])["ok"]
-    assert not checks.check_streamed_updates(produced, [(6, 2)])["ok"]  # seq 2 was key 5's
-    assert not checks.check_streamed_updates(produced, [(5, 9)])["ok"]  # never produced
-    assert checks.check_streamed_updates(produced, [(5, 0), (5, 0)])["duplicate_results"] == 1
-    reordered = checks.check_streamed_updates(produced, [(5, 3), (5, 2)])
-    assert not reordered["ok"] and reordered["out_of_order"] == 1
+def _kafka_partition():
+    """One partition's updates (key, ts, value = offset), worked through Kafka's rules by hand below with a time
+    limit of 10 and at most 2 keys."""
+    return [("a", 1, 0), ("b", 2, 1), ("a", 3, 2), ("c", 4, 3), ("d", 12, 4), ("c", 5, 5), ("e", 14, 6)]
+
+
+def test_kafka_streams_rate_limit_reference_worked_by_hand():
+    # 0-2: a (buffered at 1) and b (2); a's update at 3 replaces its value, not its buffer time. 3: c makes 3 keys:
+    # the oldest, a, leaves early with its latest update (offset 2). 4: d moves stream time to 12: b (2 <= 12 - 10)
+    # is due; c (4) is not. 5: c's update, stream time stays 12. 6: e moves it to 14: c (4) is due, with offset 5's
+    # value. d and e stay: nothing later on the partition moves its stream time.
+    ref = checks.kafka_streams_rate_limit_reference([_kafka_partition()], 10, 2)
+    assert ref == [(0, 3, "a", 3, 2), (0, 4, "b", 2, 1), (0, 6, "c", 5, 5)]
+    # Partitions are tasks of their own: the same updates on another partition leave the same, by its own records;
+    # a partition whose records never make anything due lets nothing out.
+    two = checks.kafka_streams_rate_limit_reference([[("x", 100, 0), ("y", 101, 1)], _kafka_partition()], 10, 2)
+    assert two == [(1, 3, "a", 3, 2), (1, 4, "b", 2, 1), (1, 6, "c", 5, 5)]
+    # Several entries due at once leave oldest first; equal buffer times go by key bytes, the newcomer included.
+    assert checks.kafka_streams_rate_limit_reference([[("x", 1, 0), ("y", 2, 1), ("z", 20, 2)]], 10, 5) == [
+        (0, 2, "x", 1, 0),
+        (0, 2, "y", 2, 1),
+    ]
+    assert checks.kafka_streams_rate_limit_reference([[("b", 5, 0), ("a", 5, 1)]], 100, 1) == [(0, 1, "a", 5, 1)]
+
+
+def test_spark_rate_limit_reference_follows_the_batches_their_order_and_the_watermark():
+    # Time limit 10, no bound to speak of, no watermark delay, one shard. Batch 0 reads partition 0's offsets 0-1
+    # and partition 1's 0; batch 1 partition 0's offset 2.
+    parts = [[("a", 1, 100), ("a", 3, 101), ("c", 5, 102)], [("b", 20, 200)]]
+    ends = [[2, 1], [3, 1]]
+    assert checks.spark_kafka_batches(parts, ends, (0, 1)) == [
+        [("a", 1, 100), ("a", 3, 101), ("b", 20, 200)],
+        [parts[0][2]],
+    ]
+    assert checks.spark_kafka_batches(parts, ends, (1, 0))[0] == [("b", 20, 200), ("a", 1, 100), ("a", 3, 101)]
+    # Partition 0 first: a's update at 3 replaces its value; b at 20 then lets a out with it. Batch 1 runs at the
+    # watermark 20, so c, though its partition never went past 5, is due as soon as it is buffered (Kafka would
+    # keep it: its partition's stream time is 5).
+    first = checks.spark_rate_limit_reference(parts, ends, (0, 1), 10, 100, 0, lambda k: 0)
+    assert first == [(0, "a", 3, 101), (1, "c", 5, 102)]
+    # Partition 1 first: b at 20 comes before a, so each of a's updates is due as soon as it is buffered.
+    second = checks.spark_rate_limit_reference(parts, ends, (1, 0), 10, 100, 0, lambda k: 0)
+    assert second == [(0, "a", 1, 100), (0, "a", 3, 101), (1, "c", 5, 102)]
+    # Numbered by position alone, partition 1's b comes between a's updates: each of them leaves at once.
+    assert checks.spark_kafka_batches(parts, ends, (0, 1), by_position=True)[0] == [
+        ("a", 1, 100),
+        ("b", 20, 200),
+        ("a", 3, 101),
+    ]
+    assert checks.spark_rate_limit_reference(parts, ends, (0, 1), 10, 100, 0, lambda k: 0, by_position=True) == second
+    # x, alone in its shard, is due only in the batch without data Spark would run next, at watermark 30: that
+    # batch is not one the query ran, so its rows are not expected.
+    one = [[("x", 1, 0), ("y", 30, 1)]]
+    shard = lambda k: 0 if k == "x" else 1  # noqa: E731
+    assert checks.rate_limit_reference(one, 10, 100, 0, shard) == [(1, "x", 1, 0)]
+    assert checks.spark_rate_limit_reference(one, [[2]], (0,), 10, 100, 0, shard) == []
+
+
+def test_rate_limited_stream_check_fails_a_pass_through_a_repeat_and_a_dropped_eviction():
+    ref = checks.kafka_streams_rate_limit_reference([_kafka_partition()], 10, 2)
+    sent = [10, 20, 30, 40, 50, 60, 70]  # when each offset was sent
+    expected = [(key, value, sent[cause]) for _, cause, key, _, value in ref]
+    right = [("a", 2), ("b", 1), ("c", 5)]
+    assert checks.check_rate_limited_stream(expected, right, complete_by_ms=70)["ok"]
+    # Keys interleave as their output partitions do; only each key's own order counts.
+    assert checks.check_rate_limited_stream(expected, [("b", 1), ("c", 5), ("a", 2)], complete_by_ms=70)["ok"]
+    # (a) A pass-through: every update leaves, so six rows the rule holds back or replaces.
+    passed = checks.check_rate_limited_stream(expected, [(k, v) for k, _, v in _kafka_partition()], complete_by_ms=70)
+    assert not passed["ok"] and passed["unexpected"] == 4 and passed["results"] == 7
+    # (b) A row that comes twice.
+    twice = checks.check_rate_limited_stream(expected, right + [("b", 1)], complete_by_ms=70)
+    assert not twice["ok"] and twice["duplicate_results"] == 1
+    # (c) The emit-early eviction of a (let out by c, sent at 40) dropped: missing once its input was sent by the
+    # end of the measurement, and not required at a load the system did not keep up with...
+    dropped = checks.check_rate_limited_stream(expected, right[1:], complete_by_ms=70)
+    assert not dropped["ok"] and dropped["missing"] == 1 and dropped["first_missing"] == [("a", 2)]
+    assert checks.check_rate_limited_stream(expected, right[1:], complete_by_ms=35)["ok"]
+    assert checks.check_rate_limited_stream(expected, right[1:], complete_by_ms=None)["ok"]
+    # ...but always wrong when a later row of the key came: a key's rows arrive in order, so it was skipped.
+    later = [("a", 2, 40), ("b", 1, 50), ("a", 9, 80)]
+    skipped = checks.check_rate_limited_stream(later, [("b", 1), ("a", 9)], complete_by_ms=None)
+    assert not skipped["ok"] and skipped["skipped"] == 1 and skipped["first_skipped"] == [("a", 2)]
+    # An update of the key that the rule let out with another value, and rows in another order.
+    wrong = checks.check_rate_limited_stream(expected, [("a", 0), ("b", 1), ("c", 5)], complete_by_ms=70)
+    assert not wrong["ok"] and wrong["unexpected"] == 1 and wrong["missing"] == 1
+    swapped = checks.check_rate_limited_stream(later, [("b", 1), ("a", 9), ("a", 2)], complete_by_ms=None)
+    assert not swapped["ok"] and swapped["out_of_order"] == 1
+
+
+def test_sustained_rate_limit_check_per_system(tmp_path):
+    """The harness's check from the driver's files: the input partitions (key % 2, in the order sent), Spark's
+    micro-batches from its log and checkpoint, and the order of partitions the output agrees with."""
+    from harness.config import Sustained
+    from harness.kafka_sustained import PRODUCED, RESULTS, input_partitions, rate_limit_check, spark_batch_ends
+
+    # Keys 1 and 3 on partition 1, key 2 on partition 0; times relative to the driver's start at 1000.
+    produced = np.array([(1, 0, 0), (2, 100, 1), (3, 9000, 2), (2, 9500, 3), (1, 9600, 4)], dtype=PRODUCED)
+    rows, seqs = input_partitions(produced, 1000, 2)
+    assert seqs == [[1, 3], [0, 2, 4]]
+    assert rows[1] == [("k0000001", 1000, 0), ("k0000003", 10000, 2), ("k0000001", 10600, 4)]
+    sus = Sustained(time_limit_ms=5000, max_records=10)
+    # Kafka Streams: on partition 1, key 3 at 10000 lets key 1 (buffered at 1000) out with its only update (seq 0);
+    # on partition 0, key 2's update at 10500 replaces its value (seq 3) and lets it out (buffered at 1100).
+    kafka = np.array([(1, 0, -1, 50), (2, 3, -1, 60)], dtype=RESULTS)
+    assert rate_limit_check("kafka-streams", produced, 1000, kafka, sus, 10)["ok"]
+    passed = np.array([(k, s, -1, 50) for s, k in enumerate(produced["key"].tolist())], dtype=RESULTS)
+    assert not rate_limit_check("kafka-streams", produced, 1000, passed, sus, 10)["ok"]
+    # Spark: batch 0 reads each partition's offset 0, batch 1 the rest (its end only in the checkpoint); the
+    # watermark stays 0 (1100 - 2000). Shards: key 1 alone in 1, keys 2 and 3 in 0.
+    log = tmp_path / "spark-suppress.log"
+    log.write_text(
+        'PROGRESS {"batchId": 0, "timestamp": "1970-01-01T00:00:01.000Z", "numInputRows": 2, '
+        '"durationMs": {}, "endOffset": {"in-1": {"0": 1, "1": 1}}}\n'
+    )
+    (tmp_path / "checkpoint" / "offsets").mkdir(parents=True)
+    (tmp_path / "checkpoint" / "offsets" / "1").write_text('v1\n{"batchWatermarkMs":0}\n{"in-1":{"1":3,"0":2}}\n')
+    ends = spark_batch_ends(str(log), str(tmp_path / "checkpoint"), "in-1", 2)
+    assert ends == [[1, 1], [2, 3]]
+    assert [checks.library_shard(2)(f"k000000{k}") for k in (1, 2, 3)] == [1, 0, 0]
+    # Partition 0 first in batch 1: key 2's update at 10500 lets it out with seq 3; then key 1's at 10600, seq 4.
+    # Partition 1 first: key 3 at 10000 lets key 2 out with seq 1 before its update comes (buffered afresh).
+    for got, order in [([(2, 3), (1, 4)], [0, 1]), ([(2, 1), (1, 4)], [1, 0])]:
+        rows_ = np.array([(k, v, -1, 0) for k, v in got], dtype=RESULTS)
+        check = rate_limit_check("spark-suppress", produced, 1000, rows_, sus, 10, ends)
+        assert check["ok"] and check["partition_order"] == order and check["micro_batches_checked"] == 2
+    # Kafka's answer is not Spark's, nor is a pass-through.
+    assert not rate_limit_check("spark-suppress", produced, 1000, kafka, sus, 10, ends)["ok"]
+    passed_spark = rate_limit_check("spark-suppress", produced, 1000, passed, sus, 10, ends)
+    assert not passed_spark["ok"] and passed_spark["agrees_by_position_ties_in"] is None
+    (tmp_path / "checkpoint" / "offsets" / "1").unlink()
+    (tmp_path / "checkpoint" / "offsets" / "2").write_text('v1\n{}\n{"in-1":{"1":3,"0":2}}\n')
+    with pytest.raises(ValueError, match="neither"):
+        spark_batch_ends(str(log), str(tmp_path / "checkpoint"), "in-1", 2)
 
 
 def test_sustained_lag_and_latency_from_the_logs(tmp_path):

@@ -144,28 +144,42 @@ def rate_limit_reference(
     buffer per shard; in each micro-batch a shard's stream time starts at the batch's watermark (what became due at
     it leaves first), then moves with the shard's own updates. After the last batch, Spark runs one more batch
     without data at the new watermark, where whatever is due leaves."""
+    rows = rate_limit_rows(batches, time_limit_ms, max_records, watermark_delay_ms, shard_of)
+    return [(b, key, ts, value) for b, _, key, ts, value in rows]
+
+
+def rate_limit_rows(
+    batches: Sequence[Sequence[Row]],
+    time_limit_ms: int,
+    max_records: int,
+    watermark_delay_ms: int,
+    shard_of: Callable[[str], int],
+) -> List[Tuple[int, int, str, int, int]]:
+    """``rate_limit_reference``'s rows with the update that let each out: (micro-batch, index of that update in
+    its batch or -1 for the batch's watermark, key, ts, value). The last batch, one past ``batches``, is the one
+    without data that Spark runs at the final watermark."""
     shard_of = _memo(shard_of)
     batch_max = [max((ts for _, ts, _ in b), default=None) for b in batches]
     marks = watermarks(batch_max + [None], watermark_delay_ms)
     buffers: Dict[int, Dict[str, List[int]]] = {}  # shard -> key -> [buffer time, ts, value]
     order: Dict[int, List[Tuple[int, bytes, str]]] = {}  # shard -> heap of (buffer time, key bytes, key)
-    out: List[Tuple[int, str, int, int]] = []
+    out: List[Tuple[int, int, str, int, int]] = []
 
-    def leave(shard: int, batch: int) -> None:
+    def leave(shard: int, batch: int, cause: int) -> None:
         _, _, key = heapq.heappop(order[shard])
         _, ts, value = buffers[shard].pop(key)
-        out.append((batch, key, ts, value))
+        out.append((batch, cause, key, ts, value))
 
-    def leave_due(shard: int, batch: int, stream_time: int) -> None:
+    def leave_due(shard: int, batch: int, cause: int, stream_time: int) -> None:
         heap = order[shard]
         while heap and heap[0][0] <= stream_time - time_limit_ms:
-            leave(shard, batch)
+            leave(shard, batch, cause)
 
     for b, rows in enumerate(list(batches) + [[]]):
         for shard in list(buffers):
-            leave_due(shard, b, marks[b])
+            leave_due(shard, b, -1, marks[b])
         stream_time: Dict[int, int] = {}
-        for key, ts, value in rows:
+        for i, (key, ts, value) in enumerate(rows):
             shard = shard_of(key)
             buffer = buffers.setdefault(shard, {})
             heap = order.setdefault(shard, [])
@@ -177,9 +191,9 @@ def rate_limit_reference(
                 heapq.heappush(heap, (ts, key_bytes(key), key))
             else:
                 entry[1], entry[2] = ts, value
-            leave_due(shard, b, st)
+            leave_due(shard, b, i, st)
             while len(buffer) > max_records:
-                leave(shard, b)
+                leave(shard, b, i)
     return out
 
 
@@ -452,35 +466,128 @@ def check_streamed_final_results(
     }
 
 
-def check_streamed_updates(produced_keys: Sequence[int], results: Iterable[Tuple[int, int]], examples: int = 5):
-    """A rate limiter's output consumed from a continuously fed system, (key, sequence number of the update) per
-    result, against what was produced (``produced_keys[seq]``): each must be an update of that key, none may come
-    twice, and each key's must come in the order produced (a later update replaces an earlier one in the buffer).
-    Which updates leave, and when, depends on where a micro-batch ends: this check does not compute it, so a
-    pass-through would pass (benchmark 2 checks that against the exact reference)."""
-    n = len(produced_keys)
-    last: Dict[int, int] = {}
+def kafka_streams_rate_limit_reference(
+    partitions: Sequence[Sequence[Row]], time_limit_ms: int, max_records: int
+) -> List[Tuple[int, int, str, int, int]]:
+    """What Kafka Streams' ``toTable().suppress(untilTimeLimit(time_limit, maxRecords(max_records)
+    .emitEarlyWhenFull()))``, record cache off, emits for input ``partitions`` given as their updates (key, ts,
+    value) in offset order: (partition, offset of the update whose processing let the row out, key, ts, value), in
+    the order each partition's task emits them.
+
+    Each partition is a task with a suppression buffer and stream time of its own, and processes its records one at
+    a time to the end (KAFKA_SEMANTICS.md §0, §1): which updates leave, with which values and during which input
+    record, follows from the partition's order alone, however the records are timed. Nothing leaves without a later
+    record of its partition: there is no closing batch as in Spark."""
+    out = []
+    for p, rows in enumerate(partitions):
+        for b, i, key, ts, value in rate_limit_rows([rows], time_limit_ms, max_records, 0, lambda k: 0):
+            if b == 0:
+                out.append((p, i, key, ts, value))
+    return out
+
+
+def spark_kafka_batches(
+    partitions: Sequence[Sequence[Row]],
+    batch_ends: Sequence[Sequence[int]],
+    order: Sequence[int],
+    by_position: bool = False,
+) -> List[List[Row]]:
+    """The updates of each micro-batch of Spark's Kafka source in the order spark-suppress applies them, from each
+    batch's end offset per partition (``batch_ends[b][p]``; a batch starts where the one before ended, the first at
+    offset 0): the partitions one after the other in ``order``, each in offset order.
+
+    spark-suppress numbers rows by input partition and position before its shuffle and applies a shard's rows in
+    that order (ArrivalSequence; docs/suppress.md, "Stream time and watermarks"); a batch reads each topic partition
+    as one input partition, in an order Spark does not report (that of the batch's map of offsets), hence ``order``.
+    ``by_position``: the order if the numbers lost their partition, by position within the batch's part of each
+    partition, ties in ``order`` (what the check reports a failed output agrees with)."""
+    start = [0] * len(partitions)
+    out: List[List[Row]] = []
+    for ends in batch_ends:
+        parts = [partitions[p][start[p] : ends[p]] for p in order]
+        if by_position:
+            out.append([part[i] for i in range(max(map(len, parts), default=0)) for part in parts if i < len(part)])
+        else:
+            out.append([row for part in parts for row in part])
+        start = list(ends)
+    return out
+
+
+def spark_rate_limit_reference(
+    partitions: Sequence[Sequence[Row]],
+    batch_ends: Sequence[Sequence[int]],
+    order: Sequence[int],
+    time_limit_ms: int,
+    max_records: int,
+    watermark_delay_ms: int,
+    shard_of: Callable[[str], int],
+    by_position: bool = False,
+) -> List[Tuple[int, str, int, int]]:
+    """What spark-suppress's rate limiter emits for a Kafka input read in the micro-batches ``batch_ends`` say
+    (``spark_kafka_batches``), as (micro-batch, key, ts, value): ``rate_limit_reference``, without its closing batch
+    without data, which a query stopped while running never had (the batches it had are all in ``batch_ends``)."""
+    batches = spark_kafka_batches(partitions, batch_ends, order, by_position)
+    rows = rate_limit_reference(batches, time_limit_ms, max_records, watermark_delay_ms, shard_of)
+    return [r for r in rows if r[0] < len(batches)]
+
+
+def check_rate_limited_stream(
+    expected: Sequence[Tuple[Any, int, Optional[int]]],
+    got: Iterable[Tuple[Any, int]],
+    complete_by_ms: Optional[int],
+    examples: int = 5,
+) -> Dict[str, Any]:
+    """A rate limiter's output consumed from a continuously fed system, (key, value) per row in the order consumed,
+    against its exact reference: ``expected`` (key, value, sent) in the order the system emits them, ``sent`` the
+    wall time at which the input that let the row out was sent. Values identify updates (each is unique), so a row
+    with a wrong value is both unexpected and missing.
+
+    A key's rows reach the consumer in the order they left (one output partition per key), so what was consumed of a
+    key must be the start of its reference rows: a row not in the reference is ``unexpected``, one consumed again a
+    duplicate, one before a row it follows ``out_of_order``, and one absent while a later row of its key came
+    ``skipped`` (a dropped emit-early eviction, say). Rows let out by input sent at or before ``complete_by_ms`` must
+    all have come (``missing`` otherwise; None: a load the system did not keep up with, where the rest may still be
+    on its way when consuming stops)."""
+    position: Dict[Tuple[Any, int], int] = {}
+    per_key: Dict[Any, int] = Counter()
+    for key, value, _ in expected:
+        position[(key, value)] = per_key[key]
+        per_key[key] += 1
     seen = set()
-    wrong, duplicates, out_of_order, count = [], 0, [], 0
-    for key, seq in results:
+    last: Dict[Any, int] = {}
+    unexpected, duplicates, out_of_order, count = [], 0, [], 0
+    for key, value in got:
         count += 1
-        if not 0 <= seq < n or int(produced_keys[seq]) != key:
-            wrong.append((key, seq))
+        at = position.get((key, value))
+        if at is None:
+            unexpected.append((key, value))
             continue
-        if seq in seen:
+        if (key, value) in seen:
             duplicates += 1
             continue
-        seen.add(seq)
-        if key in last and seq < last[key]:
-            out_of_order.append((key, seq, last[key]))
-        last[key] = max(seq, last.get(key, -1))
+        seen.add((key, value))
+        if at < last.get(key, -1):
+            out_of_order.append((key, value))
+        last[key] = max(at, last.get(key, -1))
+    skipped, missing = [], []
+    for key, value, sent in expected:
+        if (key, value) in seen:
+            continue
+        if position[(key, value)] < last.get(key, -1):
+            skipped.append((key, value))
+        if complete_by_ms is not None and sent is not None and sent <= complete_by_ms:
+            missing.append((key, value))
     return {
         "results": count,
-        "produced": n,
-        "wrong": len(wrong),
+        "expected_rows": len(expected),
+        "unexpected": len(unexpected),
         "duplicate_results": duplicates,
         "out_of_order": len(out_of_order),
-        "first_wrong": wrong[:examples],
+        "skipped": len(skipped),
+        "missing": len(missing),
+        "first_unexpected": unexpected[:examples],
         "first_out_of_order": out_of_order[:examples],
-        "ok": not wrong and not duplicates and not out_of_order,
+        "first_skipped": skipped[:examples],
+        "first_missing": missing[:examples],
+        "ok": not unexpected and not duplicates and not out_of_order and not skipped and not missing,
     }

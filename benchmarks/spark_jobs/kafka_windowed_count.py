@@ -24,6 +24,11 @@ from pyspark.sql import functions as F
 import spark_suppress as ss
 
 
+def _offsets(offset):
+    """A source offset as reported (JSON text, or already parsed), as a dict: topic -> partition -> offset."""
+    return json.loads(offset) if isinstance(offset, str) and offset not in ("", "null", "None") else offset
+
+
 def main() -> int:
     bootstrap, topic_in, topic_out, checkpoint = sys.argv[1:5]
     size_ms, grace_ms = int(sys.argv[5]), int(sys.argv[6])
@@ -101,6 +106,9 @@ def main() -> int:
                             "timestamp": p["timestamp"],
                             "numInputRows": p["numInputRows"],
                             "durationMs": dict(p["durationMs"]),
+                            # Where the batch ended in each partition: the rate limiter's reference needs the
+                            # batches (harness/kafka_sustained.py).
+                            "endOffset": _offsets(p["sources"][0]["endOffset"]) if p["sources"] else None,
                         }
                     ),
                     flush=True,
