@@ -58,21 +58,26 @@ final case class SuppressNodeSpec(
     )
 
   /**
-   * Stream time, then (from format 3: with the rows' schema descriptor, so that rows survive added or dropped
-   * columns) the buffer.
+   * Stream time, the rows' schema descriptor (so that buffered rows survive added or dropped columns), then the
+   * buffer, whose records are stored without what their entry already holds (key, window, timestamp).
    */
   def write(node: ChainNode[ChainKey], out: ByteWriter, keys: ChainKeyCodec): Unit = {
     val s = node.asInstanceOf[SuppressNode[ChainKey]]
     out.writeZigZag(s.streamTime)
     rows.writeDescriptor(out)
-    SuppressionBufferCodec.write(s.suppressor.buffer, out)(new BufferKeyCodec(keys), new RecordCodec(keys, null))
+    val entries = new Entries(keys, null)
+    SuppressionBufferCodec.write(s.suppressor.buffer, out)(entries.Keys, entries.Records)
   }
 
   def read(in: ByteReader, node: ChainNode[ChainKey], keys: ChainKeyCodec, format: Int): Unit = {
     val s = node.asInstanceOf[SuppressNode[ChainKey]]
     s.restore(in.readZigZag())
-    val reader = if (format >= ChainState.FormatWithDescriptors) rows.readDescriptor(in) else rows.readRow _
-    SuppressionBufferCodec.read(in, s.suppressor.buffer)(new BufferKeyCodec(keys), new RecordCodec(keys, reader))
+    if (format >= ChainState.FormatWithDescriptors) {
+      val entries = new Entries(keys, rows.readDescriptor(in))
+      SuppressionBufferCodec.read(in, s.suppressor.buffer)(entries.Keys, entries.Records)
+    } else {
+      SuppressionBufferCodec.read(in, s.suppressor.buffer)(new BufferKeyCodec(keys), new FullRecordCodec(keys))
+    }
   }
 
   def isEmpty(node: ChainNode[ChainKey]): Boolean = buffer(node).isEmpty
@@ -95,25 +100,56 @@ final case class SuppressNodeSpec(
     def read(in: ByteReader): WindowedKey[ChainKey] = WindowedKey(keys.read(in), ChainRecordParts.readWindow(in))
   }
 
-  /** A buffered record: key, window, timestamp, tombstone flag and row. */
-  private final class RecordCodec(keys: ChainKeyCodec, readRow: ByteReader => Row)
-      extends Codec[ChainRecord[ChainKey]] {
-    def write(out: ByteWriter, r: ChainRecord[ChainKey]): Unit = {
-      keys.write(out, r.key)
-      ChainRecordParts.writeWindow(out, r.window)
-      out.writeZigZag(r.timestamp)
+  /**
+   * A buffer's entries (format 3): the key and window once, in the entry's key; the record adds its timestamp,
+   * tombstone flag and row. The buffer's codec reads each entry's key just before its record, which takes key and
+   * window from it.
+   */
+  private final class Entries(keys: ChainKeyCodec, readRow: ByteReader => Row) {
+    private var lastKey: WindowedKey[ChainKey] = _
+
+    object Keys extends Codec[WindowedKey[ChainKey]] {
+      private val codec = new BufferKeyCodec(keys)
+      def write(out: ByteWriter, k: WindowedKey[ChainKey]): Unit = codec.write(out, k)
+      def read(in: ByteReader): WindowedKey[ChainKey] = { lastKey = codec.read(in); lastKey }
+    }
+
+    object Records extends Codec[ChainRecord[ChainKey]] {
+      def write(out: ByteWriter, r: ChainRecord[ChainKey]): Unit = {
+        out.writeZigZag(r.timestamp)
+        RecordParts.writeFlagAndRow(out, r)
+      }
+      def read(in: ByteReader): ChainRecord[ChainKey] = {
+        val ts = in.readZigZag()
+        val (tombstone, row) = RecordParts.readFlagAndRow(in, readRow)
+        ChainRecord(lastKey.key, lastKey.window, row, ts, tombstone)
+      }
+    }
+  }
+
+  /** A buffered record as formats 1 and 2 stored it: key, window, timestamp, tombstone flag and row. */
+  private final class FullRecordCodec(keys: ChainKeyCodec) extends Codec[ChainRecord[ChainKey]] {
+    def write(out: ByteWriter, r: ChainRecord[ChainKey]): Unit =
+      throw new IllegalStateException("records are written in format 3")
+    def read(in: ByteReader): ChainRecord[ChainKey] = {
+      val key = keys.read(in)
+      val window = ChainRecordParts.readWindow(in)
+      val ts = in.readZigZag()
+      val (tombstone, row) = RecordParts.readFlagAndRow(in, rows.readRow)
+      ChainRecord(key, window, row, ts, tombstone)
+    }
+  }
+
+  private object RecordParts {
+    def writeFlagAndRow(out: ByteWriter, r: ChainRecord[ChainKey]): Unit = {
       out.writeByte(if (r.tombstone) 1 else 0)
       val row = r.value.asInstanceOf[Row]
       out.writeByte(if (row == null) 0 else 1)
       if (row != null) rows.writeRow(out, row)
     }
-    def read(in: ByteReader): ChainRecord[ChainKey] = {
-      val key = keys.read(in)
-      val window = ChainRecordParts.readWindow(in)
-      val ts = in.readZigZag()
+    def readFlagAndRow(in: ByteReader, readRow: ByteReader => Row): (Boolean, Row) = {
       val tombstone = in.readByte() == 1
-      val row = if (in.readByte() == 1) readRow(in) else null
-      ChainRecord(key, window, row, ts, tombstone)
+      (tombstone, if (in.readByte() == 1) readRow(in) else null)
     }
   }
 }

@@ -3,8 +3,8 @@ package io.github.sparksuppress.spark.suppress
 import org.apache.spark.sql.DataFrame
 
 /**
- * The suppress rules both the API and the chain's resolution of a suppress apply (a stand-alone suppress is a chain of
- * one: `spark/chain`).
+ * The suppress rules both the API and the chain's resolution of a suppress apply (a stand-alone suppress is a chain
+ * of one: `spark/chain`).
  */
 private[sparksuppress] object SuppressRules {
   val RocksDBProvider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
