@@ -12,7 +12,7 @@ import io.github.sparksuppress.spark.common.StateHeader
  *
  * {{{
  *   format 3 (1 byte) | node count (varint)
- *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty when none), its state (its NodeSpec)
+ *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), its state (NodeSpec)
  *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
  *   formats 1 and 2 (read only): format | node count | per node: kind, state | format 2: per node: 1 and clock, or 0
  * }}}
