@@ -198,8 +198,8 @@ reliability: jar
 	RELIABILITY=1 $(PY) -m pytest -q reliability --ignore=reliability/test_sinks.py
 	$(MAKE) --no-print-directory reliability-sinks
 
-# Kafka -> suppress -> Delta / Kafka with kills. Delta has no release for Spark 4.3 (reliability/delta.py): these run
-# on the nearest line with one, 4.2, unless SINKS_SPARK says otherwise.
+# Kafka -> each operator (suppress, aggregation, join, chain) -> Delta / Kafka with kills. Delta has no release for
+# Spark 4.3 (reliability/delta.py): these run on the nearest line with one, 4.2, unless SINKS_SPARK says otherwise.
 SINKS_SPARK ?= 4.2
 SINKS_PY := $(if $(filter 4.3,$(SINKS_SPARK)),.venv,.venv-$(SINKS_SPARK))/bin/python
 reliability-sinks:

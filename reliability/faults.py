@@ -261,7 +261,7 @@ def run_with_kills(
 ) -> dict:
     """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
     Returns the last submission's output rows ("rows" for a job of one operator, "results" by operator) with the kills,
-    the batch progress seen and each submission's timings added."""
+    the batch progress seen (in all, and per query) and each submission's timings added."""
     submissions: List[Submission] = []
     try:
         sub = Submission(cluster, jars, args, f"{log_prefix}-0.log")
@@ -285,6 +285,12 @@ def run_with_kills(
         result["kills"] = [k.describe() for k in plan.kills]
         result["plan"] = plan
         result["batches"] = len(progress)
+        # Per query (the job names each cf-<operator>), for a submission of several operators.
+        per_query: Dict[str, set] = {}
+        for s in submissions:
+            for p in map(json.loads, s.tagged("PROGRESS")):
+                per_query.setdefault(p["query"], set()).add(p["batch"])
+        result["query_batches"] = {q: len(b) for q, b in per_query.items()}
         result["timings"] = [s.timings() for s in submissions]
     finally:
         for s in submissions:
