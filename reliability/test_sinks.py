@@ -11,9 +11,10 @@ checkpoint when its driver died is written again, so the topic must hold every r
 counted and recorded (target/reliability/cluster-faults.jsonl; docs/reliability.md).
 
 Without RELIABILITY: suppress only, with a driver kill into each sink. With RELIABILITY=1 (`make reliability`):
-suppress and the chain into each sink (RELIABILITY_LONG: every operator), suppress with an executor kill, a driver kill and another executor kill, the others with an
-executor kill and a driver kill (a driver kill costs a second submission; it reruns the batch it hit, which Kafka's
-sink then writes again); the reference runs of every operator are one submission.
+suppress and the chain into each sink (RELIABILITY_LONG: every operator), suppress with an executor kill, a driver
+kill and another executor kill, the others with an executor kill and a driver kill (a driver kill costs a second
+submission; it reruns the batch it hit, which Kafka's sink then writes again); the reference runs of every operator
+are one submission.
 
 Delta has no release for Spark 4.3 (delta.py): this module runs on the 4.2 line (`make reliability` runs it with the
 4.2 venv); on a line with no Delta release the Delta test fails, saying so.

@@ -42,7 +42,9 @@ def test_pre_1970_event_times_stop_suppress_with_the_reason(spark):
     try:
         from datetime import datetime
 
-        with pytest.raises(Exception, match="suppress 'old-times': an input row has the event time .*before 1970-01-01"):
+        with pytest.raises(
+            Exception, match="suppress 'old-times': an input row has the event time .*before 1970-01-01"
+        ):
             d.step([("a", datetime(1960, 1, 1), 1)])
     finally:
         d.stop()
