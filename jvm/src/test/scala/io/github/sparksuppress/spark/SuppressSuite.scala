@@ -191,6 +191,19 @@ class SuppressSuite extends SparkSessionSuite {
     }
   }
 
+  test("a wall-clock time limit lets each key's latest update out once, with no input after it to wake the key") {
+    // A lone wall-clock suppress is woken by a processing-time timeout set for its next due entry. Wall-clock limits
+    // are not deterministic, so the certain outcome: after idle time well past the limit, each key's latest update
+    // has left exactly once.
+    val limit = Suppressed.untilTimeLimit(ms(300), BufferConfig.unbounded(), SuppressionClock.ProcessingTime)
+    val d = driver(_.transform(Suppress("key", "ts", limit.withName("wall-alone"))))
+    try {
+      val out = d.step(rec("a", "1", 0), rec("a", "2", 10), rec("b", "1", 5)) ++ d.idle(ms(800))
+      assert(kvt(out).sortBy(_._1) === Seq(("a", "2", 10L), ("b", "1", 5L)))
+      assert(d.idle(ms(400)) === Nil, "nothing leaves twice")
+    } finally d.stop()
+  }
+
   test("LateRecords.Emit is refused for untilTimeLimit, naming the parameter and the fix") {
     val e = intercept[IllegalArgumentException] {
       Suppress(

@@ -79,6 +79,9 @@ final case class ChainParams(
    * Some node moves with the wall clock (an idle clock, a wall-clock suppress): the chain needs a call per trigger.
    */
   val onWallClock: Boolean = idleTimeouts.exists(_.isDefined) || nodes.exists(_.onWallClock)
+
+  /** The chain is one wall-clock node and nothing else moves it: it needs a call only when its next entry is due. */
+  val wallClockOnly: Boolean = nodes.length == 1 && nodes.head.onWallClock && idleTimeouts.forall(_.isEmpty)
 }
 
 object ChainParams {
@@ -175,7 +178,12 @@ final class ChainFunction(p: ChainParams)
       state.update(ChainState.write(p, nodes, clocks, p.epoch))
     }
     if (p.metrics.nonEmpty) report(group, nodes, forwarded, gaugesBefore, state)
-    if (p.onWallClock) {
+    if (p.wallClockOnly) {
+      // A lone wall-clock suppress knows when its next entry is due on the wall clock: Spark fires a processing-time
+      // timeout once the batch time passes it, and Spark refuses durations <= 0.
+      val due = chain.nodes.head.nextDueStreamTime
+      if (due != Long.MaxValue) state.setTimeoutDuration(math.max(1L, due - 1 - now))
+    } else if (p.onWallClock) {
       // Called in every micro-batch (1 ms: the next one) while the chain holds anything or an idle clock ran ahead of
       // the watermark: the watermark, the wall clock or an idle clock may make something due, or let it be forgotten.
       if (holds || clockAhead) state.setTimeoutDuration(1L)
