@@ -130,7 +130,7 @@ final class ChainFunction(p: ChainParams)
     // not counted in this run yet).
     val gaugesBefore =
       if (p.metrics.isEmpty || !p.perKey || !seenThisRun) null else nodes.indices.map(i => p.nodes(i).gauges(nodes(i)))
-    if (!p.perKey && !seenThisRun) nodes.indices.foreach(i => if (p.metrics.nonEmpty) p.nodes(i).opened(nodes(i)))
+    if (p.metrics.nonEmpty && !seenThisRun) nodes.indices.foreach(i => p.nodes(i).opened(nodes(i)))
     val forwarded = new Array[Long](nodes.length)
     val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
     val out = new ArrayBuffer[Row]()

@@ -183,7 +183,7 @@ object ChainPlan {
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
     val joinReleases = first match {
       case ChainStep.JoinStep(j) =>
-        j.watermarkRelease && j.spec.graceMs.isDefined && df.schema.fields.exists(WatermarkBypass.hasMarker)
+        j.watermarkRelease && j.spec.graceMs.isDefined && watermarked
       case _ => false
     }
     /* Each operator's metrics under Kafka's names, as the operator on its own reports them (filters and maps have
@@ -208,19 +208,8 @@ object ChainPlan {
       joinReleases = joinReleases,
       metrics = registered.map(_.map(_.accumulator).orNull).toIndexedSeq,
       emitsLate = emitsLate,
-      idleTimeouts = d.steps.map {
-        case ChainStep.SuppressStep(s) => s.idleTimeoutMs
-        case ChainStep.WindowedAggregateStep(a) => a.idleTimeoutMs
-        case ChainStep.JoinStep(j) => j.idleTimeoutMs
-        case _ => None
-      }.toIndexedSeq,
-      explicitNames = d.steps.map {
-        case ChainStep.SuppressStep(s) => s.request.explicitName
-        case ChainStep.WindowedAggregateStep(a) => a.explicitName
-        case ChainStep.KeyAggregateStep(a) => a.explicitName
-        case ChainStep.JoinStep(j) => j.explicitName
-        case _ => None
-      }.toIndexedSeq,
+      idleTimeouts = d.steps.map(_.idleTimeoutMs).toIndexedSeq,
+      explicitNames = d.steps.map(_.explicitName).toIndexedSeq,
       perKey = perKey,
       refusesPreEpoch = suppressFirst && !wallClockFirst,
       nullKeysAreValues = suppressFirst

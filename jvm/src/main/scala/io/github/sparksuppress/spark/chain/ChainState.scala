@@ -64,14 +64,13 @@ private[chain] object ChainState {
   def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Restored = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, p.operator, "chain state") {
-      val format = in.readByte()
-      if (format != Format && format != FormatWithIdleClocks && format != FormatWithDescriptors) {
-        throw new IllegalStateException(
-          s"${p.operator}: the stored chain state has format $format, but this spark-suppress version reads format " +
-            s"$Format, $FormatWithIdleClocks or $FormatWithDescriptors. Restart with the spark-suppress version " +
-            "that wrote the checkpoint, or start from a new checkpoint."
+      val format =
+        StateHeader.requireFormat(
+          in.readByte(),
+          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors),
+          p.operator,
+          "chain state"
         )
-      }
       readNodes(in, p, nodes, format)
       val clocks = nodes.indices.map { i =>
         IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
@@ -110,6 +109,7 @@ private[chain] object ChainState {
       )
     }
   }
+
   private def kind(n: NodeSpec): String = n match {
     case _: SuppressNodeSpec => "suppress"
     case _: WindowedAggregateNodeSpec => "aggregate_windowed"

@@ -14,6 +14,12 @@ private[sparksuppress] sealed trait ChainStep {
   def name: String
   def key: Seq[String]
   def timestamp: String
+
+  /** The name the user gave the operator, if any (it guards the operator's state in the checkpoint). */
+  def explicitName: Option[String] = None
+
+  /** The operator's idle timeout (beyond Kafka), if it has one. */
+  def idleTimeoutMs: Option[Long] = None
 }
 
 private[sparksuppress] object ChainStep {
@@ -36,18 +42,23 @@ private[sparksuppress] object ChainStep {
     def name: String = r.name
     def key: Seq[String] = r.key
     def timestamp: String = r.timestamp
+    override def explicitName: Option[String] = r.request.explicitName
+    override def idleTimeoutMs: Option[Long] = r.idleTimeoutMs
   }
   final case class WindowedAggregateStep(r: WindowAggregateRequest) extends ChainStep {
     def kind: String = "aggregate_windowed"
     def name: String = r.name
     def key: Seq[String] = r.key
     def timestamp: String = r.timestamp
+    override def explicitName: Option[String] = r.explicitName
+    override def idleTimeoutMs: Option[Long] = r.idleTimeoutMs
   }
   final case class KeyAggregateStep(r: KeyAggregateRequest) extends ChainStep {
     def kind: String = "aggregate"
     def name: String = r.name
     def key: Seq[String] = r.key
     def timestamp: String = r.timestamp
+    override def explicitName: Option[String] = r.explicitName
   }
 
   /**
@@ -86,6 +97,8 @@ private[sparksuppress] object ChainStep {
     def name: String = r.spec.name
     def key: Seq[String] = r.on
     def timestamp: String = r.streamTimestamp
+    override def explicitName: Option[String] = r.explicitName
+    override def idleTimeoutMs: Option[Long] = r.idleTimeoutMs
   }
 }
 

@@ -24,15 +24,21 @@ private[spark] object StateHeader {
 
   /** As [[read]], for state that may have any of `formats` (an option extends it); returns the stored one. */
   def readAny(in: ByteReader, formats: Seq[Int], name: Option[String], operator: String, what: String): Int = {
-    val stored = in.readByte()
+    val stored = requireFormat(in.readByte(), formats, operator, what)
+    requireOwnName(new String(in.readBytes(), StandardCharsets.UTF_8), name, operator)
+    stored
+  }
+
+  /** Refuses a stored format byte this version does not read; returns it. */
+  def requireFormat(stored: Int, formats: Seq[Int], operator: String, what: String): Int = {
     if (!formats.contains(stored)) {
+      val readable = if (formats.length == 1) formats.head.toString
+      else formats.init.mkString(", ") + " or " + formats.last
       throw new IllegalStateException(
-        s"$operator: the stored $what has format $stored, but this spark-suppress version reads format " +
-          s"${formats.mkString(" or ")}. Restart with the spark-suppress version that wrote the checkpoint, or start " +
-          "from a new checkpoint."
+        s"$operator: the stored $what has format $stored, but this spark-suppress version reads format $readable. " +
+          "Restart with the spark-suppress version that wrote the checkpoint, or start from a new checkpoint."
       )
     }
-    requireOwnName(new String(in.readBytes(), StandardCharsets.UTF_8), name, operator)
     stored
   }
 
