@@ -86,6 +86,19 @@ final class ByteReader(buf: Array[Byte], private[this] var pos: Int = 0) {
 
   def readZigZag(): Long = { val u = readVarLong(); (u >>> 1) ^ -(u & 1) }
 
+  /**
+   * How many items follow, each stored in at least 1/`perByte` of a byte (`perByte` = 8 where a null bitmap is all an
+   * item may take). A count the remaining bytes cannot hold is malformed: the caller would otherwise allocate for it
+   * and run out of memory on damaged state instead of failing with a message.
+   */
+  def readCount(what: String, perByte: Int = 1): Int = {
+    val n = readVarLong()
+    if (n < 0 || n > remaining.toLong * perByte) {
+      throw new IllegalStateException(s"malformed state: $n $what in the $remaining bytes left")
+    }
+    n.toInt
+  }
+
   def readBytes(): Array[Byte] = {
     val prefixed = readVarLong()
     if (prefixed == 0L) return null

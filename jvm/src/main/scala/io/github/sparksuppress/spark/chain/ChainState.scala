@@ -84,7 +84,7 @@ private[chain] object ChainState {
     p.nodes.indices.map(p.idleTimeout(_).map(new IdleClock(_)))
 
   private def readNodes(in: ByteReader, p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]], format: Int): Unit = {
-    val stored = in.readVarLong().toInt
+    val stored = in.readCount("chain nodes")
     var i = 0
     while (i < stored) {
       val k = new String(in.readBytes(), UTF_8)

@@ -34,7 +34,7 @@ private[sparksuppress] final class RowCodec(val schema: StructType) extends Seri
 
   /** Reads a descriptor and returns a reader of rows written under it, producing rows of [[schema]]. */
   def readDescriptor(in: ByteReader): ByteReader => Row = {
-    val n = in.readVarLong().toInt
+    val n = in.readCount("columns")
     val stored = Array.fill(n)((in.readZigZag().toInt, in.readZigZag().toInt))
     if (
       java.util.Arrays.equals(stored.map(_._1), descriptor.map(_._1)) &&
@@ -301,7 +301,7 @@ private[sparksuppress] object RowCodec {
     case a: ArrayType =>
       val element = readerFor(a.elementType)
       in => {
-        val n = in.readVarLong().toInt
+        val n = in.readCount("array elements", perByte = 8)
         val nulls = readBitmap(in, n)
         val out = new Array[Any](n)
         var i = 0
@@ -312,7 +312,7 @@ private[sparksuppress] object RowCodec {
       val key = readerFor(m.keyType)
       val value = readerFor(m.valueType)
       in => {
-        val n = in.readVarLong().toInt
+        val n = in.readCount("map entries", perByte = 8)
         val nulls = readBitmap(in, n)
         val b = Map.newBuilder[Any, Any]
         var i = 0

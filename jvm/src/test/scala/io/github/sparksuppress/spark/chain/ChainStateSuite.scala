@@ -70,6 +70,22 @@ class ChainStateSuite extends AnyFunSuite {
     assert(e.getMessage.contains("belongs to the operator named 'orders'"), e.getMessage)
   }
 
+  test("a damaged count fails as malformed state naming the operator, before anything is allocated for it") {
+    // Format 3, one suppress node, its stream time, then a row descriptor claiming a billion columns in 0 bytes.
+    val out = new ByteWriter()
+    out.writeByte(3)
+    out.writeVarLong(1)
+    out.writeBytes("suppress".getBytes(UTF_8))
+    out.writeBytes("".getBytes(UTF_8))
+    out.writeZigZag(5000L)
+    out.writeVarLong(1000000000L)
+    val e = intercept[IllegalStateException](
+      ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(spec.newNode()))
+    )
+    assert(e.getMessage.startsWith("suppress 'alerts': the stored chain state cannot be read"), e.getMessage)
+    assert(e.getMessage.contains("malformed state: 1000000000 columns in the 0 bytes left"), e.getMessage)
+  }
+
   test("a suppress's state in format 1 (earlier releases) still reads") {
     // Format 1, laid out by hand: format | node count | kind | stream time | buffer (format, count, then per entry
     // buffer time, timestamp, size, key with window, and the record: key, window, timestamp, tombstone, row).
