@@ -106,7 +106,7 @@ object ChainParams {
 final class ChainFunction(p: ChainParams)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
     with Serializable {
-  import ChainFunction._
+  import ChainRows._
 
   private val join = p.nodes.head match {
     case j: JoinNodeSpec => j
@@ -310,23 +310,4 @@ final class ChainFunction(p: ChainParams)
     val c = Integer.compare(b.getInt(Side), a.getInt(Side)) // table updates first
     if (c != 0) c else java.lang.Long.compare(a.getLong(Seq), b.getLong(Seq))
   }
-}
-
-object ChainFunction {
-
-  /** Positions of the grouped input's columns. */
-  val UserRow = 0
-  val Key = 1
-  val Seq = 2
-  val KeyValues = 3
-  val Side = 4
-  val TableRow = 5
-  val Tombstone = 6
-  val Time = 7
-
-  val StreamSide = 0
-  val TableSide = 1
-
-  /** A row that only makes Spark call its shard. */
-  val Heartbeat = 2
 }

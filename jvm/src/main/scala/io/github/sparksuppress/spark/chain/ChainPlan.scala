@@ -49,15 +49,8 @@ import io.github.sparksuppress.spark.window.{
  * `flatMapGroupsWithState` with a [[ChainFunction]]. See docs/chains.md for why the chain is fused.
  */
 object ChainPlan {
-  private val RowColumn = "__spark_suppress_row"
-  private val KeyColumn = "__spark_suppress_key"
-  private val SeqColumn = "__spark_suppress_seq"
-  private val GroupColumn = "__spark_suppress_group"
-  private val KeyValuesColumn = "__spark_suppress_key_values"
-  private val SideColumn = "__spark_suppress_side"
-  private val TableRowColumn = "__spark_suppress_table_row"
-  private val TombstoneColumn = "__spark_suppress_tombstone"
-  private val TimeColumn = "__spark_suppress_time"
+  import ChainRows.{Group => GroupColumn, KeyColumn, KeyValuesColumn, SideColumn, TableRowColumn, TimeColumn}
+  import ChainRows.TombstoneColumn
 
   /** A suppress of a table's changelog (its input is a KTable: a `where` on it has KTable semantics). */
   private def readsChangelog(step: ChainStep): Boolean = step match {
@@ -249,16 +242,16 @@ object ChainPlan {
         ts: String
     ): DataFrame = {
       val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(ColumnNames.quote(k)).as(n) }: _*)
-      from.select(
-        user.as(RowColumn),
-        keyBytes(keyValues).as(KeyColumn),
-        ArrivalSequence.column.as(SeqColumn),
-        keyValues.as(KeyValuesColumn),
-        lit(side).as(SideColumn),
-        value.as(TableRowColumn),
-        deleted.as(TombstoneColumn),
-        millis(col(ColumnNames.quote(ts))).as(TimeColumn)
-      )
+      from.select(ChainRows.columns(
+        user,
+        keyBytes(keyValues),
+        ArrivalSequence.column,
+        keyValues,
+        lit(side),
+        value,
+        deleted,
+        millis(col(ColumnNames.quote(ts)))
+      ): _*)
     }
     val userRow = struct(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
     val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
@@ -266,7 +259,7 @@ object ChainPlan {
       from,
       userRow,
       streamKeys,
-      ChainFunction.StreamSide,
+      ChainRows.StreamSide,
       lit(null).cast(tableValue),
       lit(null).cast(BooleanType),
       schema.fields(tsIdx).name
@@ -292,7 +285,7 @@ object ChainPlan {
           t.changelog,
           lit(null).cast(schema),
           t.keys,
-          ChainFunction.TableSide,
+          ChainRows.TableSide,
           Structs.of(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))),
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
           t.timestamp
@@ -302,7 +295,7 @@ object ChainPlan {
     val shard = udf(new ShardUdf(shards), BinaryType)
     val sharded = internal.withColumn(GroupColumn, if (perKey) col(KeyColumn) else shard(col(KeyColumn)))
     val grouped =
-      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
+      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainRows.Heartbeat, GroupColumn) else sharded
     val outputSchema = if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
     val timeout =
       if (params.onWallClock) GroupStateTimeout.ProcessingTimeTimeout()
@@ -563,6 +556,7 @@ object ChainPlan {
       definition,
       a.mode,
       inputs,
+      keySchema.length,
       retractions,
       a.emitLate,
       timeType == TimestampNTZType,
@@ -586,7 +580,7 @@ object ChainPlan {
     }
     val inputs = aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil)
     r.closedAfterMs = None
-    KeyAggregateNodeSpec(op, inputs)
+    KeyAggregateNodeSpec(op, inputs, keySchema.length)
   }
 
   /**

@@ -5,7 +5,9 @@ import org.apache.spark.sql.Row
 import io.github.sparksuppress.core.{ByteReader, LatenessSketch}
 import io.github.sparksuppress.core.chain.{Chain, ChainOutput, ChainRecord, WindowedAggregateNode}
 import io.github.sparksuppress.spark.common.OperatorMetricsAccumulator
-import io.github.sparksuppress.spark.window.{AggregateBuffer, AggregateBuffers, InputRecord, RowInputRecord, ShuffleRows}
+import io.github.sparksuppress.spark.window.{
+  AggregateBuffer, AggregateBuffers, InputRecord, RowInputRecord, ShuffleRows
+}
 
 /**
  * The grouped rows of a lone windowed aggregation, which went through the map side before the shuffle
@@ -21,9 +23,8 @@ private[chain] final class MapSideRows(keys: Int, inputs: Int) extends ShuffleRo
  * Feeds one key's rows to the aggregation node, as the map side left them, in arrival order: a record (with its
  * evaluated inputs) is processed at the stream time including it; where the map side combined, each input partition's
  * partials merge at the stream time before that partition's records; then the windows due at the stream time after
- * all of them close.
- * The partition summaries (every record's lateness, the drops of records without a key or event time) come in a group
- * of their own and only count into the operator's metrics.
+ * all of them close. The partition summaries (every record's lateness, the drops of records without a key or event
+ * time) come in a group of their own and only count into the operator's metrics.
  */
 private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends Serializable {
   import ShuffleRows._

@@ -9,10 +9,10 @@ import io.github.sparksuppress.spark.common.SparkTime
 import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord, MapSideParams}
 
 /**
- * A windowed aggregation in a chain (on its own, a chain of one). It forwards rows of the key columns,
- * `window` (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions
- * emitting updates, `retraction` (a retraction travels as a tombstone carrying its row). With `emitLate` (beyond
- * Kafka) a record dropped for a closed window also leaves the chain, as a late row of the same shape.
+ * A windowed aggregation in a chain (on its own, a chain of one). It forwards rows of the key columns, `window`
+ * (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions emitting
+ * updates, `retraction` (a retraction travels as a tombstone carrying its row). With `emitLate` (beyond Kafka) a
+ * record dropped for a closed window also leaves the chain, as a late row of the same shape.
  *
  * With `mapSide`, a physical choice for a lone aggregation, the aggregates' inputs were evaluated before the shuffle
  * and, for time windows with final results, records combined per key and window there ([[MapSideFeed]]).
@@ -22,6 +22,7 @@ final case class WindowedAggregateNodeSpec(
     definition: WindowDefinition,
     mode: EmitMode,
     inputs: AggregateInputs,
+    keyColumns: Int,
     retractions: Boolean,
     emitLate: Boolean = false,
     timestampNtz: Boolean = false,
@@ -46,17 +47,18 @@ final case class WindowedAggregateNodeSpec(
     )
 
   private def render(key: ChainKey, w: WindowBounds, ts: Long, buffer: AggregateBuffer, retraction: Boolean): AnyRef = {
-    val keys = key.values.length
-    val values = new Array[Any](keys + 2 + buffer.parts.length + (if (retractions) 1 else 0))
+    val values = new Array[Any](layout.width)
     var i = 0
-    while (i < keys) { values(i) = key.values.get(i); i += 1 }
-    values(keys) = Row(time(w.start), time(outputEnd(w.end)))
+    while (i < keyColumns) { values(i) = key.values.get(i); i += 1 }
+    values(layout.Window) = Row(time(w.start), time(outputEnd(w.end)))
     var a = 0
-    while (a < buffer.parts.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
-    values(keys + 1 + a) = time(ts)
-    if (retractions) values(keys + 2 + a) = retraction
+    while (a < buffer.parts.length) { values(layout.aggregate(a)) = buffer.parts(a).result(); a += 1 }
+    values(layout.Timestamp) = time(ts)
+    if (retractions) values(layout.Flag) = retraction
     new GenericRow(values)
   }
+
+  private val layout = new AggregateRow(keyColumns, windowed = true, inputs.aggregates.length, retractions)
 
   private def time(ms: Long): Any = SparkTime.external(ms, timestampNtz)
 

@@ -3,8 +3,8 @@ package io.github.sparksuppress.spark.window
 import org.apache.spark.sql.types._
 
 /**
- * The rows between the map side and the state operator: the key columns (all null for partition summaries, which
- * puts them in one group of their own: records without a key never travel), then the row's arrival sequence and kind,
+ * The rows between the map side and the state operator: the key columns (all null for partition summaries, which puts
+ * them in one group of their own: records without a key never travel), then the row's arrival sequence and kind,
  * which tells the state operator what each row is; the other columns depend on the kind:
  *
  *   - [[ShuffleRows.Record]]: `ts` and the aggregate inputs (without pre-combining, or after an input partition

@@ -42,6 +42,7 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
     definition,
     EmitMode.OnWindowClose,
     inputs,
+    keyColumns = 1,
     retractions = false,
     fingerprint = fingerprint
   )
@@ -59,7 +60,8 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
     explicitNames = IndexedSeq(name),
     perKey = true
   )
-  private def node(n: ChainNode[ChainKey]) = n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
+  private def node(n: ChainNode[ChainKey]) =
+    n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
 
   private def stored(s: WindowedAggregateNodeSpec, name: Option[String] = Some("counts")): Array[Byte] = {
     val n = s.newNode()
@@ -83,9 +85,12 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
   test("state written for other windows or aggregates, or by another named operator, is refused with the fix") {
     val written = stored(spec(tumbling, 1L))
     val other = spec(TimeWindowDefinition(20, 20, 0), 2L)
-    val changed = intercept[IllegalStateException](ChainState.read(written, params(other, Some("counts")), {
-      IndexedSeq(other.newNode())
-    }))
+    val changed = intercept[IllegalStateException](ChainState.read(
+      written,
+      params(other, Some("counts")), {
+        IndexedSeq(other.newNode())
+      }
+    ))
     assert(changed.getMessage.startsWith("aggregate_windowed 'counts': the checkpoint's state was written for other " +
       "windows, aggregations or key types") && changed.getMessage.contains("start from a new checkpoint"))
     val same = spec(tumbling, 1L)
