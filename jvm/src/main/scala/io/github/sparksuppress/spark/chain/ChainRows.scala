@@ -3,9 +3,9 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.Column
 
 /**
- * The row a chain's function receives, one per stream record or table update (or heartbeat): the one layout that
- * both builds the plan's select list ([[columns]]) and names the ordinals `ChainFunction` reads. Grouping adds
- * [[Group]] and the watermark anchor after these.
+ * The row a chain's function receives, one per stream record or table update (or heartbeat): the one layout that both
+ * builds the plan's select list ([[columns]]) and names the ordinals `ChainFunction` reads. Grouping adds [[Group]]
+ * and the watermark anchor after these.
  */
 private[chain] object ChainRows {
 
