@@ -669,8 +669,9 @@ def suppress(
         What to hold back and for how long: ``Suppressed.until_time_limit(...)`` or
         ``Suppressed.until_window_closes(...)``.
     window : str or tuple of (str, str), optional
-        For ``until_window_closes``: the window struct column (as ``window()`` produces), or a ``(start, end)``
-        pair of column names.
+        For windowed updates: the window struct column (as ``window()`` produces), or a ``(start, end)`` pair of
+        column names. Each key and window is buffered on its own, as Kafka keys a windowed KTable; required by
+        ``until_window_closes``.
     grace : datetime.timedelta or int, optional
         For ``until_window_closes``: the windows' grace period (an int is milliseconds).
     tombstone : str, optional

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.spark.sql.{Column, DataFrame}
 
-import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest}
-import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
+import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainStep}
+import io.github.sparksuppress.spark.window.WindowAggregateRequest
 
 /**
  * Kafka's windowed aggregation with grace periods and emit strategies, as a function on DataFrames:
@@ -62,10 +62,13 @@ final case class AggregateWindowed(
     copy(idleTimeout = Some(idleTimeout))
   }
 
-  /** Applied to the output of another operator of this library, it joins that operator's chain (one query). */
+  /**
+   * Applied to the output of another operator of this library, it joins that operator's chain (one query); otherwise
+   * it is a chain of one.
+   */
   override def apply(df: DataFrame): DataFrame = {
-    val r = request
-    ChainPlan.apply(df, ChainStep.WindowedAggregateStep(r))(WindowAggregatePlan.build(_, r))
+    val step = ChainStep.WindowedAggregateStep(request)
+    ChainPlan.apply(df, step)(input => ChainPlan.build(ChainDescription(input, Seq(step))))
   }
 
   /** The operator in the adapter's terms; every rule that needs no DataFrame is checked here. */

@@ -154,7 +154,7 @@ final case class Suppress(
           s"update is late. Drop the $argument argument."
       )
     }
-    step.request.copy(window = if (step.untilWindowCloses) step.window else None)
+    step.request
   }
 }
 

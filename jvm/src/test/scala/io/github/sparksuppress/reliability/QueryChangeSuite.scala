@@ -225,12 +225,12 @@ class QueryChangeSuite extends SparkSessionSuite {
       op.generate(seed = 3L, steps = 4).foreach(run.feed)
       run.stop()
       // Every stored value starts with the format byte and the operator's name (StateHeader): format 1, or 2 (an idle
-      // timeout's), then the length-prefixed name. A suppress is a chain of one: its state (ChainState) starts with
-      // format 3, one node, and the length-prefixed kind.
+      // timeout's), then the length-prefixed name. A suppress or a windowed aggregation is a chain of one: its state
+      // (ChainState) starts with format 4, one node, and the length-prefixed kind.
       val name = op.name.getBytes(StandardCharsets.UTF_8)
-      val kind = "suppress".getBytes(StandardCharsets.UTF_8)
-      val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name) :+
-        (Array[Byte](3, 1, (kind.length + 1).toByte) ++ kind)
+      val kinds = Seq("suppress", "aggregate_windowed").map(_.getBytes(StandardCharsets.UTF_8))
+      val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name) ++
+        kinds.map(kind => Array[Byte](4, 1, (kind.length + 1).toByte) ++ kind)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
       val rewritten = deltas.map(f =>
         StateStoreAccess.rewriteDeltaValues(

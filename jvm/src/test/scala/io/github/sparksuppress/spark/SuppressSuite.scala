@@ -116,6 +116,31 @@ class SuppressSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("untilTimeLimit of windowed rows buffers one update per key and window, as Kafka's windowed KTable keys it") {
+    // Kafka suppresses a KTable<Windowed<K>, V>: the buffer's key is the key with its window, so updates of two
+    // windows of one key within the time limit both leave, each its own latest.
+    val windowed = StructType(schema.fields :+ StructField(
+      "window",
+      StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType)))
+    ))
+    val d = TestDriver(spark, windowed, "ts")
+    val s = Suppress(Seq("key"), "ts", Suppressed.untilTimeLimit(ms(10), BufferConfig.unbounded()))
+      .withWindow(WindowColumns.struct("window"))
+    d.start(d.input.transform(s))
+    def w(k: String, v: String, t: Long, start: Long) = Row(k, ts(t), v, false, Row(ts(start), ts(start + 100)))
+    def left(rows: Seq[Row]) = rows.map(r => (r.getString(2), r.getStruct(4).getTimestamp(0).getTime))
+    try {
+      // (k, [0, 100)) is buffered from 1, due at 11; (k, [100, 200)) from 2, due at 12. Keyed by key alone, the
+      // entry would be one, from 1, and only b2 would leave, at 11.
+      assert(d.step(w("k", "a1", 1, 0)) === Nil)
+      assert(d.step(w("k", "b1", 2, 100)) === Nil)
+      assert(d.step(w("k", "a2", 3, 0)) === Nil)
+      assert(d.step(w("k", "b2", 4, 100)) === Nil)
+      assert(left(d.step(w("tick", "t", 11, 200))) === Seq(("a2", 0L)))
+      assert(left(d.step(w("tick", "t", 12, 200))) === Seq(("b2", 100L)))
+    } finally d.stop()
+  }
+
   test("untilWindowCloses emits each window once, when end + grace <= stream time, and drops tombstones") {
     val windowed = StructType(schema.fields :+ StructField(
       "window",

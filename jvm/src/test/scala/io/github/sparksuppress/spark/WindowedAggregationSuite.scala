@@ -11,7 +11,7 @@ import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.api._
-import io.github.sparksuppress.spark.window.WindowAggregateParams
+import io.github.sparksuppress.spark.window.MapSideParams
 import io.github.sparksuppress.testing.TestDriver
 
 /**
@@ -396,7 +396,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
         s"(combining checked after ${combineCheck.getOrElse("the default")} records)"
     ) {
       def run(aggregation: Column): (Seq[(String, Long, Long)], Double) = {
-        combineCheck.foreach(n => spark.conf.set(WindowAggregateParams.CombineCheckConf, n.toString))
+        combineCheck.foreach(n => spark.conf.set(MapSideParams.CombineCheckConf, n.toString))
         val stream = MemoryStream[Row](3)(Encoders.row(schema), spark.sqlContext)
         val input = stream.toDF().withWatermark("ts", "0 seconds")
         val op = aggregate(
@@ -406,7 +406,7 @@ class WindowedAggregationSuite extends SparkSessionSuite {
         )
         val plan =
           try input.transform(op)
-          finally spark.conf.unset(WindowAggregateParams.CombineCheckConf)
+          finally spark.conf.unset(MapSideParams.CombineCheckConf)
         val rows = new java.util.concurrent.ConcurrentLinkedQueue[Row]()
         val q = plan.writeStream.trigger(Trigger.ProcessingTime(0L))
           .option("checkpointLocation", tempDir("partitions"))

@@ -22,6 +22,8 @@ import io.github.sparksuppress.core._
  * @param emitLate
  *   beyond Kafka: each record dropped for a closed window also leaves as a late record (rendered as an update of that
  *   window that aggregates the record alone, at its own timestamp), where Kafka counts the drop
+ * @param measuresLateness
+ *   the node measures each record's lateness against its stream time (off where it was measured before the node)
  */
 final class WindowedAggregateNode[K, V, B](
     val definition: WindowDefinition,
@@ -29,7 +31,8 @@ final class WindowedAggregateNode[K, V, B](
     val aggregation: Aggregation[V, B],
     valueOf: ChainRecord[K] => V,
     render: (K, WindowBounds, Long, B, Boolean) => AnyRef,
-    emitLate: Boolean = false
+    emitLate: Boolean = false,
+    measuresLateness: Boolean = true
 )(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
@@ -55,13 +58,9 @@ final class WindowedAggregateNode[K, V, B](
 
   def process(record: ChainRecord[K], out: ChainOutput[K]): Unit = {
     if (record.key == null || (dropsNullValues && record.isTombstone)) { metrics.dropped += 1; return }
-    metrics.lateness(time, record.timestamp)
+    if (measuresLateness) metrics.lateness(time, record.timestamp)
     if (record.timestamp > time) time = record.timestamp
-    var a = aggregators.get(record.key)
-    if (a == null) {
-      a = WindowedAggregator(definition, mode, aggregation, WindowedAggregator.emptyWindows[B](definition))
-      aggregators.put(record.key, a)
-    }
+    val a = aggregatorOf(record.key)
     // Final results of this key wait for the key-ordered sweep below, as Kafka emits them only after the record.
     val held = new Held(record.key)
     val dropped = a.metrics.dropped
@@ -75,11 +74,43 @@ final class WindowedAggregateNode[K, V, B](
     if (a.windows.isEmpty) aggregators.remove(record.key)
   }
 
+  /** Moves stream time to `to` (never back) and closes what is due then, also windows merged in at a time before. */
   def advance(to: Long, out: ChainOutput[K]): Unit =
-    if (to > time) {
+    if (to >= time) {
       time = to
       sweep(out, null)
     }
+
+  /**
+   * Merges a partial aggregate of `records` records of `key`, combined before they reached the node (time windows
+   * only: `TimeWindowAggregator.addPartial`), as if they were added at stream time `streamTime`. Nothing is
+   * forwarded: windows that close leave at the next [[advance]].
+   */
+  def addPartial(
+      key: K,
+      start: Long,
+      slice: Boolean,
+      partial: B,
+      maxTs: Long,
+      records: Long,
+      streamTime: Long
+  ): Unit = {
+    val a = aggregatorOf(key).asInstanceOf[TimeWindowAggregator[V, B]]
+    val dropped = a.metrics.dropped
+    a.addPartial(start, slice, partial, maxTs, records, streamTime)
+    metrics.dropped += a.metrics.dropped - dropped
+    earliestDue = Long.MinValue
+    if (a.windows.isEmpty) aggregators.remove(key)
+  }
+
+  private def aggregatorOf(key: K): WindowedAggregator[V, B] = {
+    var a = aggregators.get(key)
+    if (a == null) {
+      a = WindowedAggregator(definition, mode, aggregation, WindowedAggregator.emptyWindows[B](definition))
+      aggregators.put(key, a)
+    }
+    a
+  }
 
   def nextDueStreamTime: Long = {
     if (earliestDue == Long.MinValue) recomputeEarliest()

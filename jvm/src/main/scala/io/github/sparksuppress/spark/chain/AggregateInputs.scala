@@ -21,7 +21,7 @@ import io.github.sparksuppress.spark.window.{AggregateBuffers, AggregateColumn, 
 final class AggregateInputs(
     val aggregates: Array[AggregateColumn],
     inputs: Array[Expression],
-    inputsSchema: StructType,
+    val inputsSchema: StructType,
     rowSchema: StructType
 ) extends Serializable {
 
@@ -33,11 +33,13 @@ final class AggregateInputs(
   @transient private var arrival = 0L
 
   /** The record as the aggregates read it; valid until the next call. */
-  def valueOf(r: ChainRecord[ChainKey]): InputRecord = {
-    record.row = toInternal(r.value.asInstanceOf[Row])
-    record.ts = r.timestamp
-    arrival += 1
-    record.seq = arrival
-    record
+  def valueOf(r: ChainRecord[ChainKey]): InputRecord = r.value match {
+    case evaluated: InputRecord => evaluated // its inputs were evaluated before the shuffle (the map side)
+    case row =>
+      record.row = toInternal(row.asInstanceOf[Row])
+      record.ts = r.timestamp
+      arrival += 1
+      record.seq = arrival
+      record
   }
 }

@@ -45,12 +45,8 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  *   the chain's state is per key, not per shard (a physical choice: only for a chain whose nodes need no more than
  *   one key at a time, e.g. a lone unbounded suppress; stream time is then the watermark advanced by the key's own
  *   records)
- * @param nullKeysAreValues
- *   a null among the input's key values is an ordinary key value, as Spark's `groupBy` treats it (a suppress reading
- *   the user's table); otherwise such a record has Kafka's null key, which the nodes drop
- * @param refusesPreEpoch
- *   an input record before 1970 stops the query (the first node follows Spark's watermark, which never goes below 0,
- *   and Kafka refuses negative timestamps at its source)
+ * @param inputRule
+ *   how the first operator reads rows without a key or a usable event time (its documented rule)
  */
 final case class ChainParams(
     operator: String,
@@ -68,8 +64,7 @@ final case class ChainParams(
     explicitNames: IndexedSeq[Option[String]] = IndexedSeq.empty,
     epoch: Long = ChainParams.newEpoch(),
     perKey: Boolean = false,
-    refusesPreEpoch: Boolean = false,
-    nullKeysAreValues: Boolean = false
+    inputRule: InputRule = InputRule.Keyed
 ) {
   def idleTimeout(i: Int): Option[Long] = if (idleTimeouts.isEmpty) None else idleTimeouts(i)
 
@@ -111,14 +106,29 @@ object ChainParams {
 final class ChainFunction(p: ChainParams)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
     with Serializable {
-  import ChainFunction._
+  import ChainRows._
 
   private val join = p.nodes.head match {
     case j: JoinNodeSpec => j
     case _ => null
   }
 
+  private val combined = p.nodes.head match {
+    case w: WindowedAggregateNodeSpec if w.mapSide.isDefined => new MapSideFeed(w)
+    case _ => null
+  }
+
+  private def firstMetrics: OperatorMetricsAccumulator = if (p.metrics.isEmpty) null else p.metrics.head
+
   override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+    val batch =
+      if (state.hasTimedOut) Array.empty[Row]
+      else if (combined != null) rows.toArray
+      else rows.filter(_.getInt(Side) != Heartbeat).toArray
+    if (combined != null && combined.summaries(batch)) { // they share one group, of their own
+      combined.summarize(batch, state.getCurrentWatermarkMs(), firstMetrics)
+      return Iterator.empty
+    }
     val nodes = p.nodes.indices.map(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
     val restored = state.getOption match {
       case Some(bytes) => ChainState.read(bytes, p, nodes)
@@ -147,18 +157,21 @@ final class ChainFunction(p: ChainParams)
     val readsWatermark = p.followsWatermark || p.joinReleases
     val watermark = if (readsWatermark) state.getCurrentWatermarkMs() else Long.MinValue
     if (readsWatermark) chain.advance(watermark, sink)
-    val batch = if (state.hasTimedOut) Array.empty[Row] else rows.filter(_.getInt(Side) != Heartbeat).toArray
     val now = state.getCurrentProcessingTimeMs()
     if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
-    if (batch.nonEmpty) {
+    if (combined != null) combined.feed(batch, chain, sink, firstMetrics)
+    else if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
+      var dropped = 0L
       var i = 0
       while (i < batch.length) {
         val row = batch(i)
         if (row.getInt(Side) == TableSide) chain.table(tableRecord(row), sink)
+        else if (dropsForTime(row)) dropped += 1
         else chain.process(streamRecord(row), sink)
         i += 1
       }
+      if (firstMetrics != null) firstMetrics.count("dropped", dropped)
     }
 
     var i = 0
@@ -252,8 +265,11 @@ final class ChainFunction(p: ChainParams)
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
-  private def streamKey(row: Row): ChainKey =
-    if (p.nullKeysAreValues) new ChainKey(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues)) else key(row)
+  private def streamKey(row: Row): ChainKey = p.inputRule.key(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
+
+  /** A stream row the first operator drops for its event time (null, or before 1970), by its rule. */
+  private def dropsForTime(row: Row): Boolean =
+    p.inputRule.dropsBadTimes && (row.isNullAt(Time) || row.getLong(Time) < 0)
 
   private def time(row: Row, side: String): Long = {
     if (row.isNullAt(Time)) {
@@ -264,7 +280,7 @@ final class ChainFunction(p: ChainParams)
       )
     }
     val ms = row.getLong(Time)
-    if (ms < 0 && p.refusesPreEpoch) {
+    if (ms < 0 && p.inputRule.refusesPreEpoch) {
       throw new IllegalStateException(
         s"${p.operator}: an input row has the event time ${row.getStruct(UserRow).get(p.inputSchema.fieldIndex(
             p.timestampName
@@ -294,23 +310,4 @@ final class ChainFunction(p: ChainParams)
     val c = Integer.compare(b.getInt(Side), a.getInt(Side)) // table updates first
     if (c != 0) c else java.lang.Long.compare(a.getLong(Seq), b.getLong(Seq))
   }
-}
-
-object ChainFunction {
-
-  /** Positions of the grouped input's columns. */
-  val UserRow = 0
-  val Key = 1
-  val Seq = 2
-  val KeyValues = 3
-  val Side = 4
-  val TableRow = 5
-  val Tombstone = 6
-  val Time = 7
-
-  val StreamSide = 0
-  val TableSide = 1
-
-  /** A row that only makes Spark call its shard. */
-  val Heartbeat = 2
 }

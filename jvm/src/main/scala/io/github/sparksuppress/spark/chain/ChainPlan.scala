@@ -5,12 +5,20 @@ import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.sparksuppress.PlanFrames
-import org.apache.spark.sql.functions.{col, count, lit, struct, udf}
+import org.apache.spark.sql.expressions.UserDefinedFunction
+import org.apache.spark.sql.functions.{col, count, lit, struct, udf, unix_millis}
+import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types._
 
 import io.github.sparksuppress.RuntimeCompatibility
-import io.github.sparksuppress.core.{EmitMode, SessionWindowDefinition, SuppressionClock, WindowDefinition}
+import io.github.sparksuppress.core.{
+  EmitMode,
+  SessionWindowDefinition,
+  SuppressionClock,
+  TimeWindowDefinition,
+  WindowDefinition
+}
 import io.github.sparksuppress.spark.common.{
   ArrivalSequence,
   ColumnNames,
@@ -27,7 +35,13 @@ import io.github.sparksuppress.spark.common.{
 }
 import io.github.sparksuppress.spark.join.EventMillisUdf
 import io.github.sparksuppress.spark.suppress.{SuppressRules, WindowBounds, WindowColumnNames}
-import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregateRequest, WindowAggregateResolver}
+import io.github.sparksuppress.spark.window.{
+  MapSideParams,
+  TypedAggregateColumn,
+  WindowAggregateMapSide,
+  WindowAggregateRequest,
+  WindowAggregateResolver
+}
 
 /**
  * Builds the one stateful step that runs a chain of this library's operators: checks every step on the driver against
@@ -35,15 +49,8 @@ import io.github.sparksuppress.spark.window.{WindowAggregatePlan, WindowAggregat
  * `flatMapGroupsWithState` with a [[ChainFunction]]. See docs/chains.md for why the chain is fused.
  */
 object ChainPlan {
-  private val RowColumn = "__spark_suppress_row"
-  private val KeyColumn = "__spark_suppress_key"
-  private val SeqColumn = "__spark_suppress_seq"
-  private val GroupColumn = "__spark_suppress_group"
-  private val KeyValuesColumn = "__spark_suppress_key_values"
-  private val SideColumn = "__spark_suppress_side"
-  private val TableRowColumn = "__spark_suppress_table_row"
-  private val TombstoneColumn = "__spark_suppress_tombstone"
-  private val TimeColumn = "__spark_suppress_time"
+  import ChainRows.{Group => GroupColumn, KeyColumn, KeyValuesColumn, SideColumn, TableRowColumn, TimeColumn}
+  import ChainRows.TombstoneColumn
 
   /** A suppress of a table's changelog (its input is a KTable: a `where` on it has KTable semantics). */
   private def readsChangelog(step: ChainStep): Boolean = step match {
@@ -107,9 +114,11 @@ object ChainPlan {
     keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
     val tsIdx = InputColumns.index(schema, tsName, "timestamp", operator)
     InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
-    // A suppress forwards its input rows as they are; an aggregation or a join renders TIMESTAMP event times.
+    // A suppress forwards its input rows as they are, a windowed aggregation renders its input's kind of event time;
+    // a join or a non-windowed aggregation renders TIMESTAMP event times.
     val suppressFirst = first.isInstanceOf[ChainStep.SuppressStep]
-    if (!suppressFirst && schema.fields(tsIdx).dataType != TimestampType) {
+    val windowedFirst = first.isInstanceOf[ChainStep.WindowedAggregateStep]
+    if (!suppressFirst && !windowedFirst && schema.fields(tsIdx).dataType != TimestampType) {
       throw new IllegalArgumentException(
         s"$operator: a chain's event-time column must be TIMESTAMP; '${schema.fields(tsIdx).name}' is " +
           s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp."
@@ -146,9 +155,11 @@ object ChainPlan {
         (t, s.window.map(WindowBounds.resolve(schema, _, operator)), columns)
       case _ => (None, None, Nil)
     }
-    // A physical choice: a lone unbounded suppress keeps its state per key (bounded buffers need a whole shard).
+    // A physical choice: a lone unbounded suppress or windowed aggregation keeps its state per key (bounded buffers
+    // need a whole shard; several nodes share Kafka's stream time per task, here per shard).
     val perKey = d.steps match {
       case Seq(ChainStep.SuppressStep(s)) => !s.request.sharded
+      case Seq(ChainStep.WindowedAggregateStep(_)) => true
       case _ => false
     }
 
@@ -167,7 +178,7 @@ object ChainPlan {
       if (ChainStep.isOperator(step)) checkKeyAndTimestamp(step, r.schema, keyNames, i, op)
       step match {
         case ChainStep.SuppressStep(s) => suppress(df, s, i == firstAt, r, keyNames, window.isDefined, perKey, op)
-        case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, op)
+        case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, d.steps.length == 1, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
           val (spec, side) = ChainJoin.resolve(j, schema, op)
@@ -211,8 +222,11 @@ object ChainPlan {
       idleTimeouts = d.steps.map(_.idleTimeoutMs).toIndexedSeq,
       explicitNames = d.steps.map(_.explicitName).toIndexedSeq,
       perKey = perKey,
-      refusesPreEpoch = suppressFirst && !wallClockFirst,
-      nullKeysAreValues = suppressFirst
+      inputRule = first match {
+        case _: ChainStep.SuppressStep => InputRule.suppress(wallClockFirst)
+        case _: ChainStep.WindowedAggregateStep => InputRule.WindowedAggregation
+        case _ => InputRule.Keyed
+      }
     )
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
@@ -228,16 +242,16 @@ object ChainPlan {
         ts: String
     ): DataFrame = {
       val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(ColumnNames.quote(k)).as(n) }: _*)
-      from.select(
-        user.as(RowColumn),
-        keyBytes(keyValues).as(KeyColumn),
-        ArrivalSequence.column.as(SeqColumn),
-        keyValues.as(KeyValuesColumn),
-        lit(side).as(SideColumn),
-        value.as(TableRowColumn),
-        deleted.as(TombstoneColumn),
-        millis(col(ColumnNames.quote(ts))).as(TimeColumn)
-      )
+      from.select(ChainRows.columns(
+        user,
+        keyBytes(keyValues),
+        ArrivalSequence.column,
+        keyValues,
+        lit(side),
+        value,
+        deleted,
+        millis(col(ColumnNames.quote(ts)))
+      ): _*)
     }
     val userRow = struct(schema.fieldNames.toSeq.map(n => col(ColumnNames.quote(n))): _*)
     val streamKeys = keyIdx.toSeq.map(schema.fields(_).name)
@@ -245,7 +259,7 @@ object ChainPlan {
       from,
       userRow,
       streamKeys,
-      ChainFunction.StreamSide,
+      ChainRows.StreamSide,
       lit(null).cast(tableValue),
       lit(null).cast(BooleanType),
       schema.fields(tsIdx).name
@@ -254,7 +268,13 @@ object ChainPlan {
       case None =>
         // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
         val bypassed = WatermarkBypass(df)
-        streamSide(bypassed).withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
+        val rows = nodes.head match {
+          case w: WindowedAggregateNodeSpec if w.mapSide.isDefined =>
+            val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
+            combined(bypassed, w, agg, streamKeys, keyBytes, keySchema)
+          case _ => streamSide(bypassed)
+        }
+        rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
@@ -265,7 +285,7 @@ object ChainPlan {
           t.changelog,
           lit(null).cast(schema),
           t.keys,
-          ChainFunction.TableSide,
+          ChainRows.TableSide,
           Structs.of(tableValue.fieldNames.toSeq.map(n => col(ColumnNames.quote(n)))),
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
           t.timestamp
@@ -275,7 +295,7 @@ object ChainPlan {
     val shard = udf(new ShardUdf(shards), BinaryType)
     val sharded = internal.withColumn(GroupColumn, if (perKey) col(KeyColumn) else shard(col(KeyColumn)))
     val grouped =
-      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainFunction.Heartbeat, GroupColumn) else sharded
+      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainRows.Heartbeat, GroupColumn) else sharded
     val outputSchema = if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
     val timeout =
       if (params.onWallClock) GroupStateTimeout.ProcessingTimeTimeout()
@@ -318,6 +338,44 @@ object ChainPlan {
     // An observation per operator tells the metrics registry which query runs it (MetricsRegistry).
     val observed = registered.flatten.foldLeft(out)((o, m) => o.observe(m.observationName, count(lit(1)).as("emitted")))
     ChainRegistry.register(observed, d)
+  }
+
+  /**
+   * The input of a lone aggregation that combines records before the shuffle: each input partition's records combined
+   * per key and window by the map side ([[WindowAggregateMapSide]]), and the key as the chain groups it
+   * ([[MapSideRows]]).
+   */
+  private def combined(
+      df: DataFrame,
+      w: WindowedAggregateNodeSpec,
+      a: WindowAggregateRequest,
+      keys: Seq[String],
+      keyBytes: UserDefinedFunction,
+      keySchema: StructType
+  ): DataFrame = {
+    val m = w.mapSide.get
+    // Resolved again against the input itself: the map side evaluates the aggregates' inputs as columns.
+    val resolved = WindowAggregateResolver.resolve(df, a.aggregations, w.operator)
+    if (!resolved.aggregates.map(_.layout).sameElements(m.aggregates.map(_.layout)))
+      throw new IllegalStateException(s"${w.operator}: the aggregates resolve differently on the map side")
+    // Event time crosses as epoch milliseconds; TIMESTAMP_NTZ as it is (microseconds).
+    val eventTime = col(ColumnNames.quote(a.timestamp))
+    val projected = df.select(
+      (keys.map(k => col(ColumnNames.quote(k))) :+ (if (m.timestampNtz) eventTime else unix_millis(eventTime))) ++
+        resolved.inputColumns: _*
+    )
+    val mapSide = WindowAggregateMapSide(
+      projected.columns.toSeq.map(c => ExpressionColumns.expression(col(ColumnNames.quote(c)))),
+      m
+    )
+    val mapped = projected.select(ExpressionColumns.column(mapSide))
+    val keyValues = struct(keySchema.fieldNames.toSeq.zip(mapped.columns).map { case (n, c) =>
+      col(ColumnNames.quote(c)).as(n)
+    }: _*)
+    mapped.select(
+      mapped.columns.toSeq.map(c => col(ColumnNames.quote(c))) :+ keyBytes(keyValues).as(KeyColumn) :+
+        keyValues.as(KeyValuesColumn): _*
+    )
   }
 
   /** How long after its end a window of `w` can still change at the aggregation (1 ms more for inclusive ends). */
@@ -446,6 +504,7 @@ object ChainPlan {
       a: WindowAggregateRequest,
       r: ChainResolution,
       keySchema: StructType,
+      alone: Boolean,
       op: String
   ): WindowedAggregateNodeSpec = {
     if (r.windowed.isDefined) {
@@ -456,6 +515,7 @@ object ChainPlan {
     }
     val definition = a.definition
     val retractions = a.mode == EmitMode.OnWindowUpdate && definition.isInstanceOf[SessionWindowDefinition]
+    val timeType = r.schema(InputColumns.index(r.schema, a.timestamp, "timestamp", op)).dataType
     val inputs = aggregated(
       df,
       a.aggregations,
@@ -464,16 +524,45 @@ object ChainPlan {
       keySchema,
       op,
       window = Seq(StructField(
-        WindowAggregatePlan.WindowColumn,
-        StructType(Seq(StructField("start", TimestampType), StructField("end", TimestampType))),
+        ColumnNames.Window,
+        StructType(Seq(StructField("start", timeType), StructField("end", timeType))),
         nullable = true
       )),
       flag =
-        if (retractions) Seq(StructField(WindowAggregatePlan.RetractionColumn, BooleanType, nullable = true)) else Nil
+        if (retractions) Seq(StructField(ColumnNames.Retraction, BooleanType, nullable = true)) else Nil
     )
     r.windowed = Some(definition)
     r.closedAfterMs = Some(closesAfter(definition))
-    WindowedAggregateNodeSpec(op, definition, a.mode, inputs, retractions, a.emitLate)
+    // A physical choice: alone, the aggregation's inputs are evaluated before the shuffle, where time windows with
+    // final results and built-in aggregates also combine each input partition's records per key and window (a late
+    // row aggregates one record: no combining).
+    val mapSide =
+      if (!alone) None
+      else Some(MapSideParams(
+        definition,
+        combines = definition.isInstanceOf[TimeWindowDefinition] && a.mode == EmitMode.OnWindowClose &&
+          !a.emitLate && !inputs.aggregates.exists(_.isInstanceOf[TypedAggregateColumn]),
+        inputs.aggregates,
+        keySchema,
+        inputs.inputsSchema,
+        timeType == TimestampNTZType,
+        df.sparkSession.conf.getOption(MapSideParams.CombineCheckConf).map(_.toInt)
+          .getOrElse(MapSideParams.DefaultCombineCheck)
+      ))
+    val fingerprint = (definition.toString + "|" + inputs.aggregates.map(_.layout).mkString(",") + "|" +
+      keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong
+    WindowedAggregateNodeSpec(
+      op,
+      definition,
+      a.mode,
+      inputs,
+      keySchema.length,
+      retractions,
+      a.emitLate,
+      timeType == TimestampNTZType,
+      fingerprint,
+      mapSide
+    )
   }
 
   private def keyAggregate(
@@ -491,7 +580,7 @@ object ChainPlan {
     }
     val inputs = aggregated(df, a.aggregations, a.timestamp, r, keySchema, op, window = Nil, flag = Nil)
     r.closedAfterMs = None
-    KeyAggregateNodeSpec(op, inputs)
+    KeyAggregateNodeSpec(op, inputs, keySchema.length)
   }
 
   /**
@@ -513,7 +602,7 @@ object ChainPlan {
     r.schema = outputSchema(
       keySchema,
       window ++ inputs.aggregates.map(g => StructField(g.name, g.resultType, nullable = true)) ++
-        Seq(StructField(tsField.name, TimestampType, nullable = true)) ++ flag,
+        Seq(StructField(tsField.name, tsField.dataType, nullable = true)) ++ flag,
       op
     )
     r.timestamp = timestamp
@@ -527,8 +616,9 @@ object ChainPlan {
     val s = StructType(keySchema.fields.map(_.copy(nullable = true)).toSeq ++ rest)
     s.fieldNames.groupBy(_.toLowerCase).collectFirst { case (_, ns) if ns.length > 1 => ns.head }.foreach { c =>
       throw new IllegalArgumentException(
-        s"$op: the output would have two columns named '$c' (its columns are the keys, the window, the aggregates " +
-          "and the event-time column). Give the aggregate another alias."
+        s"$op: the output would have two columns named '$c' (its columns are the keys, the window, the aggregates, " +
+          s"the event-time column and its flags: ${s.fieldNames.map(n => s"'$n'").mkString(", ")}). Give the " +
+          "aggregate another alias, or rename the column before the operator."
       )
     }
     s

@@ -11,24 +11,30 @@ import io.github.sparksuppress.spark.common.StateHeader
  * and clock, in chain order, then every node's idle clock.
  *
  * {{{
- *   format 3 (1 byte) | node count (varint)
- *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), its state (NodeSpec)
+ *   format 4 (1 byte) | node count (varint)
+ *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), the fingerprint of
+ *       what its state depends on (zig-zag), its state (NodeSpec)
  *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
+ *   format 3 (read only): as format 4 without the fingerprints
  *   formats 1 and 2 (read only): format | node count | per node: kind, state | format 2: per node: 1 and clock, or 0
  * }}}
  *
  * The kinds let a query restarted with a different chain fail with a clear message instead of misreading state; the
  * names guard against state found at this operator's position that belongs to another named operator (Spark locates
- * state by position). The run epoch tells the metrics whether what the state holds was already counted in this run of
- * the query. Switching an idle timeout on or off across a restart keeps every node's state (a new clock starts, an
- * old one is skipped), as for the stand-alone operators.
+ * state by position); the fingerprints against state written for other windows or aggregates, which would be misread
+ * silently (`NodeSpec.fingerprint`). The run epoch tells the metrics whether what the state holds was already counted
+ * in this run of the query. Switching an idle timeout on or off across a restart keeps every node's state (a new
+ * clock starts, an old one is skipped), as for the stand-alone operators.
  */
 private[chain] object ChainState {
   val Format: Int = 1
   val FormatWithIdleClocks: Int = 2
 
-  /** The format written: run epoch, names, and the schema descriptor of buffered rows (in a node's state). */
+  /** Run epoch, names, and the schema descriptor of buffered rows (in a node's state). */
   val FormatWithDescriptors: Int = 3
+
+  /** The format written: format 3 and each node's fingerprint. */
+  val FormatWithFingerprints: Int = 4
 
   /** The epoch of state written by no run (a join's initial versions; state of formats 1 and 2). */
   val NoEpoch: Long = Long.MinValue
@@ -40,12 +46,13 @@ private[chain] object ChainState {
       epoch: Long
   ): Array[Byte] = {
     val out = new ByteWriter(256)
-    out.writeByte(FormatWithDescriptors)
+    out.writeByte(FormatWithFingerprints)
     out.writeVarLong(nodes.length.toLong)
     var i = 0
     while (i < nodes.length) {
       out.writeBytes(kind(p.nodes(i)).getBytes(UTF_8))
       out.writeBytes(p.explicitName(i).getOrElse("").getBytes(UTF_8))
+      out.writeZigZag(p.nodes(i).fingerprint)
       p.nodes(i).write(nodes(i), out, p.keys)
       i += 1
     }
@@ -67,7 +74,7 @@ private[chain] object ChainState {
       val format =
         StateHeader.requireFormat(
           in.readByte(),
-          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors),
+          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors, FormatWithFingerprints),
           p.operator,
           "chain state"
         )
@@ -75,7 +82,7 @@ private[chain] object ChainState {
       val clocks = nodes.indices.map { i =>
         IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
       }
-      Restored(if (format == FormatWithDescriptors) in.readZigZag() else NoEpoch, clocks)
+      Restored(if (format >= FormatWithDescriptors) in.readZigZag() else NoEpoch, clocks)
     }
   }
 
@@ -96,8 +103,18 @@ private[chain] object ChainState {
             "start the changed query with a new checkpoint location."
         )
       }
-      if (format == FormatWithDescriptors)
+      if (format >= FormatWithDescriptors)
         StateHeader.requireOwnName(new String(in.readBytes(), UTF_8), p.explicitName(i), p.operator)
+      if (format >= FormatWithFingerprints) {
+        val fingerprint = in.readZigZag()
+        // A node that keeps no fingerprint (0) can only find another one in damaged state.
+        if (fingerprint != p.nodes(i).fingerprint && p.nodes(i).fingerprint == 0L)
+          throw new IllegalStateException(
+            s"malformed state: a fingerprint $fingerprint for step ${i + 1}, which has none"
+          )
+        if (fingerprint != p.nodes(i).fingerprint)
+          throw new IllegalStateException(s"${p.nodes(i).operator}: ${p.nodes(i).changedDefinition}")
+      }
       p.nodes(i).read(in, nodes(i), p.keys, format)
       i += 1
     }

@@ -3,8 +3,7 @@ package io.github.sparksuppress.spark.chain
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.types.{BooleanType, StructField, StructType}
 
-import io.github.sparksuppress.spark.common.InputColumns
-import io.github.sparksuppress.spark.window.WindowAggregatePlan
+import io.github.sparksuppress.spark.common.{ColumnNames, InputColumns}
 
 /**
  * Resolves the stateless steps a user put between two of this library's operators, with the semantics Kafka gives the
@@ -37,7 +36,7 @@ private[chain] object ChainStateless {
       val input = r.schema
       val appends = reachesOutput && r.flag.isEmpty
       if (appends) {
-        val flag = WindowAggregatePlan.RetractionColumn
+        val flag = ColumnNames.Retraction
         if (input.fieldNames.exists(_.equalsIgnoreCase(flag))) {
           throw new IllegalArgumentException(
             s"$op: a filter on a table forwards a tombstone when a key's value stops passing, shown in a boolean " +

@@ -10,19 +10,19 @@ import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
  * A non-windowed aggregation (Kafka's KTable aggregation) in a chain. It forwards rows of the key columns, the
  * aggregates and the timestamp: one per input record with a key and a value.
  */
-final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs) extends NodeSpec {
+final case class KeyAggregateNodeSpec(operator: String, inputs: AggregateInputs, keyColumns: Int) extends NodeSpec {
+  private val layout = new AggregateRow(keyColumns, windowed = false, inputs.aggregates.length, flagged = false)
 
   def newNode(): ChainNode[ChainKey] =
     new KeyAggregateNode[ChainKey, InputRecord, AggregateBuffer](inputs.buffers, inputs.valueOf, render)
 
   private def render(key: ChainKey, ts: Long, buffer: AggregateBuffer): AnyRef = {
-    val keys = key.values.length
-    val values = new Array[Any](keys + 1 + buffer.parts.length)
+    val values = new Array[Any](layout.width)
     var i = 0
-    while (i < keys) { values(i) = key.values.get(i); i += 1 }
+    while (i < keyColumns) { values(i) = key.values.get(i); i += 1 }
     var a = 0
-    while (a < buffer.parts.length) { values(keys + a) = buffer.parts(a).result(); a += 1 }
-    values(keys + a) = new java.sql.Timestamp(ts)
+    while (a < buffer.parts.length) { values(layout.aggregate(a)) = buffer.parts(a).result(); a += 1 }
+    values(layout.Timestamp) = new java.sql.Timestamp(ts)
     new GenericRow(values)
   }
 

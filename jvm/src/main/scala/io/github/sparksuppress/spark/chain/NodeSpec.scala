@@ -35,6 +35,16 @@ trait NodeSpec extends Serializable {
   /** Called once when this run of the query first sees the group's state (Kafka samples a buffer when it opens). */
   def opened(node: ChainNode[ChainKey]): Unit = ()
 
+  /**
+   * What the node's stored state depends on beyond its kind and name (e.g. window sizes, aggregate layouts, key
+   * types), as a hash, or 0 for none: a restart whose node differs would misread the state, and is refused with
+   * [[changedDefinition]].
+   */
+  def fingerprint: Long = 0L
+
+  /** Why a changed [[fingerprint]] is refused, and the fix. */
+  def changedDefinition: String = ""
+
   /** True when the node runs on the wall clock (a wall-clock suppress, beyond Kafka). */
   def onWallClock: Boolean = false
 

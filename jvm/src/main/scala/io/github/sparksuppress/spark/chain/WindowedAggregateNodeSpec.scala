@@ -5,22 +5,35 @@ import org.apache.spark.sql.catalyst.expressions.GenericRow
 
 import io.github.sparksuppress.core._
 import io.github.sparksuppress.core.chain.{ChainNode, WindowBounds, WindowedAggregateNode}
-import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord}
+import io.github.sparksuppress.spark.common.SparkTime
+import io.github.sparksuppress.spark.window.{AggregateBuffer, InputRecord, MapSideParams}
 
 /**
- * A windowed aggregation in a chain. It forwards rows shaped as the stand-alone operator's output: the key columns,
- * `window` (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions
- * emitting updates, `retraction` (a retraction travels as a tombstone carrying its row). With `emitLate` (beyond
- * Kafka) a record dropped for a closed window also leaves the chain, as a late row of the same shape.
+ * A windowed aggregation in a chain (on its own, a chain of one). It forwards rows of the key columns, `window`
+ * (start, end; end exclusive as Spark's `window()` has it), the aggregates, the timestamp and, for sessions emitting
+ * updates, `retraction` (a retraction travels as a tombstone carrying its row). With `emitLate` (beyond Kafka) a
+ * record dropped for a closed window also leaves the chain, as a late row of the same shape.
+ *
+ * With `mapSide`, a physical choice for a lone aggregation, the aggregates' inputs were evaluated before the shuffle
+ * and, for time windows with final results, records combined per key and window there ([[MapSideFeed]]).
  */
 final case class WindowedAggregateNodeSpec(
     operator: String,
     definition: WindowDefinition,
     mode: EmitMode,
     inputs: AggregateInputs,
+    keyColumns: Int,
     retractions: Boolean,
-    emitLate: Boolean = false
+    emitLate: Boolean = false,
+    timestampNtz: Boolean = false,
+    override val fingerprint: Long = 0L,
+    mapSide: Option[MapSideParams] = None
 ) extends NodeSpec {
+
+  override def changedDefinition: String =
+    "the checkpoint's state was written for other windows, aggregations or key types than this query now has, and " +
+      "would be misread. Restore the original windows and aggregations, or start from a new checkpoint (open " +
+      "windows would be lost)."
 
   def newNode(): ChainNode[ChainKey] =
     new WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer](
@@ -29,23 +42,31 @@ final case class WindowedAggregateNodeSpec(
       inputs.buffers,
       inputs.valueOf,
       render,
-      emitLate
+      emitLate,
+      measuresLateness = mapSide.isEmpty
     )
 
   private def render(key: ChainKey, w: WindowBounds, ts: Long, buffer: AggregateBuffer, retraction: Boolean): AnyRef = {
-    val keys = key.values.length
-    val values = new Array[Any](keys + 2 + buffer.parts.length + (if (retractions) 1 else 0))
+    val values = new Array[Any](layout.width)
     var i = 0
-    while (i < keys) { values(i) = key.values.get(i); i += 1 }
-    values(keys) = Row(new java.sql.Timestamp(w.start), new java.sql.Timestamp(outputEnd(w.end)))
+    while (i < keyColumns) { values(i) = key.values.get(i); i += 1 }
+    values(layout.Window) = Row(time(w.start), time(outputEnd(w.end)))
     var a = 0
-    while (a < buffer.parts.length) { values(keys + 1 + a) = buffer.parts(a).result(); a += 1 }
-    values(keys + 1 + a) = new java.sql.Timestamp(ts)
-    if (retractions) values(keys + 2 + a) = retraction
+    while (a < buffer.parts.length) { values(layout.aggregate(a)) = buffer.parts(a).result(); a += 1 }
+    values(layout.Timestamp) = time(ts)
+    if (retractions) values(layout.Flag) = retraction
     new GenericRow(values)
   }
 
-  /** As the stand-alone operator: sliding windows end 1 ms after Kafka's inclusive end, sessions `gap` after it. */
+  private val layout = new AggregateRow(keyColumns, windowed = true, inputs.aggregates.length, retractions)
+
+  private def time(ms: Long): Any = SparkTime.external(ms, timestampNtz)
+
+  /**
+   * The output `window.end`: exclusive, as Spark's `window()` and `session_window()` give it. Time windows keep
+   * Kafka's exclusive end; a sliding window's inclusive end becomes end + 1 ms; a session ends `gap` after its last
+   * record, as `session_window` has it (Kafka's inclusive session end is the result's timestamp).
+   */
   private def outputEnd(end: Long): Long = definition match {
     case _: SlidingWindowDefinition => end + 1
     case s: SessionWindowDefinition => end + s.gapMs

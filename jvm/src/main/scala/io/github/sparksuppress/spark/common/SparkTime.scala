@@ -14,6 +14,10 @@ private[sparksuppress] object SparkTime {
     case l: LocalDateTime => micros(l.toInstant(ZoneOffset.UTC))
   }
 
+  /** Epoch milliseconds as a row carries them: a `Timestamp`, or for TIMESTAMP_NTZ a `LocalDateTime` read as UTC. */
+  def external(ms: Long, ntz: Boolean): Any =
+    if (ntz) LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC) else new java.sql.Timestamp(ms)
+
   def millis(v: Any): Long = v match {
     case t: java.sql.Timestamp => t.getTime
     case other => Math.floorDiv(micros(other), 1000L)

@@ -18,9 +18,11 @@ import io.github.sparksuppress.core._
 import io.github.sparksuppress.spark.common._
 
 /**
- * The map side of a windowed aggregation, run on each input partition before the shuffle (stateless within the
- * micro-batch). Its children are `key columns (as the input has them)..., event time (epoch ms, or a TIMESTAMP_NTZ
- * value in microseconds), aggregate inputs...`; it emits [[ShuffleRows]].
+ * The map side of a lone windowed aggregation, run on each input partition before the shuffle (stateless within the
+ * micro-batch): a physical choice under the aggregation's chain node, which then receives evaluated inputs and, for
+ * time windows with final results, partials instead of records. Its children are `key columns (as the input has
+ * them)..., event time (epoch ms, or a TIMESTAMP_NTZ value in microseconds), aggregate inputs...`; it emits
+ * [[ShuffleRows]].
  *
  * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record that is
  * combined costs a key projection, a hash lookup and an accumulator update, and is never converted to an external
@@ -30,23 +32,23 @@ import io.github.sparksuppress.spark.common._
  * Records without a key (all key columns null) or without a usable event time (null, or before the epoch, where
  * Kafka's windows do not reach) are dropped and counted here. Every record with an event time feeds the partition's
  * [[LatenessSketch]] (Kafka measures lateness before a record reaches the aggregation). Then either each record
- * travels on (sliding and session windows, updates, typed aggregators), or, when pre-combining, each key's records
- * are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and only partials travel
- * on.
+ * travels on (sliding and session windows, updates, typed aggregators, late rows), or, when combining, each key's
+ * records are combined per time window, or per slice of hopping windows ([[TimeWindowPartials]]), and only partials
+ * travel on.
  *
  * Combining pays only when keys repeat within a partition. After `combineCheck` records, a partition that has seen
  * more than half as many keys as records stops combining: its later records travel on alone (a hash map of nearly
  * every key, and a partial per record, would cost more than they save). They arrive after the partition's partials,
  * which hold its earlier records, and the state operator applies them one by one.
  */
-private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: WindowAggregateParams)
+private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Expression], p: MapSideParams)
     extends Generator with CodegenFallback {
   import ShuffleRows._
 
   private def keys = p.keySchema.length
   private def inputOffset = keys + 1
 
-  override def elementSchema: StructType = ShuffleRows.schema(p.groupSchema, p.inputSchema)
+  override def elementSchema: StructType = ShuffleRows.schema(p.keySchema, p.inputSchema)
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[Expression]): WindowAggregateMapSide =
     copy(children = newChildren)
@@ -67,25 +69,22 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     private val width = layout.Inputs + p.inputSchema.length
     private val base = ArrivalSequence.partitionBase()
     private val columns = new InternalColumns(children)
-    // Key columns that travel as bytes (see WindowAggregateParams.groupSchema).
-    private val asBytes = Array.tabulate(keys)(k =>
-      p.groupSchema(k).dataType == BinaryType && p.keySchema(k).dataType != BinaryType
-    )
     private var position = 0L
     private val lateness = new LatenessSketch()
     private var unkeyed = 0L
     private var untimed = 0L
 
-    // Pre-combining: each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key
-    // type) and its partials per time window.
-    private val buffers = if (p.precombine) new AggregateBuffers(p.aggregates) else null
-    private val keyRow = if (p.precombine) UnsafeProjection.create(children.take(keys)) else null
-    private val byKey = if (p.precombine)
-      new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024)
-    else null
-    private val record = if (p.precombine)
-      new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema)
-    else null
+    // Each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key type) and its partials
+    // per time window.
+    private val buffers = if (p.combines) new AggregateBuffers(p.aggregates) else null
+    private val keyRow = if (p.combines) UnsafeProjection.create(children.take(keys)) else null
+    private val byKey =
+      if (p.combines) new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024)
+      else null
+    private val record =
+      if (p.combines)
+        new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema)
+      else null
 
     /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
     private def eventTime(row: InternalRow): Long = {
@@ -101,7 +100,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       else ms
     }
 
-    private var combining = p.precombine
+    private var combining = p.combines
     private var combined = 0
 
     def offer(row: InternalRow): IterableOnce[InternalRow] = {
@@ -115,7 +114,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       } else {
         val values = new Array[Any](width)
         var k = 0
-        while (k < keys) { values(k) = groupValue(k, columns.get(row, k)); k += 1 }
+        while (k < keys) { values(k) = columns.get(row, k); k += 1 }
         fill(values, base + position, Record, ts, 0L, 0L, null, Long.MinValue, 0L)
         var i = 0
         while (i < p.inputSchema.length) { values(layout.Inputs + i) = columns.get(row, inputOffset + i); i += 1 }
@@ -197,7 +196,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       val values = new Array[Any](width)
       var k = 0
       while (k < keys) {
-        values(k) = if (key.isNullAt(k)) null else groupValue(k, key.get(k, p.keySchema(k).dataType))
+        values(k) = if (key.isNullAt(k)) null else key.get(k, p.keySchema(k).dataType)
         k += 1
       }
       fill(values, base, kind, ts, start, n, blob, keyMax, keyDropped)
@@ -220,8 +219,5 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       values(layout.KeyDropped) = keyDropped
     }
 
-    /** Key column `k`'s internal value as it travels (see [[WindowAggregateParams.groupSchema]]). */
-    private def groupValue(k: Int, v: Any): Any =
-      if (v != null && asBytes(k)) v.asInstanceOf[org.apache.spark.unsafe.types.UTF8String].getBytes else v
   }
 }

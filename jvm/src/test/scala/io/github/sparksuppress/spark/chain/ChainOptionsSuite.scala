@@ -56,6 +56,42 @@ class ChainOptionsSuite extends SparkSessionSuite {
   private def windows(rows: Seq[Row]): Seq[(String, Long, Long)] =
     rows.map(r => (r.getString(0), r.getStruct(1).getTimestamp(0).getTime, r.getLong(2))).sorted
 
+  test("a chain started by a windowed aggregation reads its input by the aggregation's rules, TIMESTAMP_NTZ too") {
+    // The aggregation's documented rules (docs/reliability.md): all key columns null, a null event time and one before
+    // 1970 drop the record, counted; a partly null composite key is a key. Its output times follow its input's kind.
+    // Spark puts watermarks on TIMESTAMP columns only: here it is on `wm`, which carries the same instants as `at`.
+    val ntz = StructType(Seq(
+      StructField("user", StringType),
+      StructField("device", IntegerType),
+      StructField("at", TimestampNTZType),
+      StructField("wm", TimestampType)
+    ))
+    def at(ms: Long) = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(ms, 1000L), 0, java.time.ZoneOffset.UTC)
+    def row(user: String, device: Integer, ms: java.lang.Long) =
+      Row(user, device, if (ms == null) null else at(ms), if (ms == null) ts(0) else ts(ms))
+    val d = TestDriver(spark, ntz, "wm")
+    val aggregate = AggregateWindowed(
+      Seq("user", "device"),
+      "at",
+      TimeWindows.ofSizeWithNoGrace(ms(10000)),
+      Seq(count("*").as("n")),
+      EmitStrategy.onWindowUpdate()
+    ).withName("two-keys")
+    val finals = Suppress(Seq("user", "device"), "at", Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+    d.start(d.input.transform(aggregate).transform(finals))
+    try {
+      d.step(row("a", 1, 1000L), row("a", null, 2000L), row(null, null, 3000L), row("a", 1, null), row("a", 1, -5000L))
+      val out = d.step(row("b", 2, 10000L))
+      assert(d.outputSchema("at").dataType === TimestampNTZType)
+      assert(out.map(r => (r.getString(0), Option(r.get(1)), r.getStruct(2).get(0), r.getLong(3), r.get(4)))
+        .sortBy(_._2.toString) === Seq(("a", None, at(0), 1L, at(2000)), ("a", Some(1), at(0), 1L, at(1000))))
+      assert(
+        Metrics.forQuery(d.streamingQuery)("two-keys")("dropped-records-total") === 3.0,
+        "the all-null key, the null event time and the one before 1970"
+      )
+    } finally d.stop()
+  }
+
   test("an idle timeout on the chain's first operator: its windows close on the idle clock and flow down") {
     // aggregate_windowed (onWindowClose, idle) -> suppress(untilTimeLimit 0): the final count leaves the aggregation
     // on its idle clock; the suppress's own stream time is the count's timestamp, which lets it out at once.

@@ -11,8 +11,9 @@ import io.github.sparksuppress.core.chain.SuppressNode
 import io.github.sparksuppress.spark.common.RowCodec
 
 /**
- * A chain's stored state across versions: format 3 round-trips, and a suppress's state in format 1 (written before
- * node names, run epochs and row descriptors) still reads, so that checkpoints of earlier releases restart.
+ * A chain's stored state across versions: the current format (4) round-trips, and a suppress's state in format 1
+ * (written before node names, run epochs, row descriptors and fingerprints) still reads, so that checkpoints of
+ * earlier releases restart.
  */
 class ChainStateSuite extends AnyFunSuite {
   private val schema =
@@ -51,7 +52,7 @@ class ChainStateSuite extends AnyFunSuite {
     out.result()
   }
 
-  test("format 3 round-trips a suppress node: stream time, buffer, run epoch") {
+  test("the current format round-trips a suppress node: stream time, buffer, run epoch") {
     val p = params(Some("alerts"))
     val node = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
     node.process(io.github.sparksuppress.core.chain.ChainRecord(key, null, row, 5000L, false), null)
@@ -63,7 +64,7 @@ class ChainStateSuite extends AnyFunSuite {
     assert(buffered(back) === Seq(("a", 5000L, 7L, 5000L)))
   }
 
-  test("format 3 refuses state stored under another operator's name") {
+  test("the current format refuses state stored under another operator's name") {
     val node = spec.newNode()
     val bytes = ChainState.write(params(Some("orders")), IndexedSeq(node), IndexedSeq(None), epoch = 1L)
     val e = intercept[IllegalStateException](ChainState.read(bytes, params(Some("alerts")), IndexedSeq(spec.newNode())))

@@ -271,3 +271,8 @@ abstract class ChainSuite(provider: Option[String]) extends SparkSessionSuite {
     } finally driver.stop()
   }
 }
+
+class ChainHdfsSuite extends ChainSuite(None)
+
+class ChainRocksDbSuite
+    extends ChainSuite(Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"))

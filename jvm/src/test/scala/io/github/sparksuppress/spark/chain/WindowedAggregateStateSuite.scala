@@ -1,0 +1,107 @@
+package io.github.sparksuppress.spark.chain
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.github.sparksuppress.core._
+import io.github.sparksuppress.core.chain.{ChainNode, ChainRecord, WindowedAggregateNode}
+import io.github.sparksuppress.spark.window._
+
+/**
+ * A windowed aggregation's stored state (a chain of one): its windows and buffers come back as stored, and the checks
+ * that keep a restart from misreading another query's state: the operator's name and the fingerprint of its windows,
+ * aggregates and key types.
+ */
+class WindowedAggregateStateSuite extends AnyFunSuite {
+  private val schema = StructType(Seq(
+    StructField("k", StringType),
+    StructField("ts", TimestampType),
+    StructField("amount", LongType),
+    StructField("label", StringType)
+  ))
+  private val aggregates: Array[AggregateColumn] = Array(
+    CountAggregate("n", Array.empty),
+    SumAggregate("total", 0, LongType, LongType, OverflowMode.Fail),
+    PositionalAggregate("first", 1, StringType, isLast = false, ignoreNulls = false)
+  )
+  // The aggregates read the record's `amount` and `label`.
+  private val inputs = new AggregateInputs(
+    aggregates,
+    Array(
+      org.apache.spark.sql.catalyst.expressions.BoundReference(2, LongType, nullable = true),
+      org.apache.spark.sql.catalyst.expressions.BoundReference(3, StringType, nullable = true)
+    ),
+    StructType(Seq(StructField("in0", LongType), StructField("in1", StringType))),
+    schema
+  )
+  private def spec(definition: WindowDefinition, fingerprint: Long) = WindowedAggregateNodeSpec(
+    "aggregate_windowed 'counts'",
+    definition,
+    EmitMode.OnWindowClose,
+    inputs,
+    keyColumns = 1,
+    retractions = false,
+    fingerprint = fingerprint
+  )
+  private val tumbling = TimeWindowDefinition(10, 10, 0)
+  private val keys = new ChainKeyCodec(StructType(Seq(StructField("k", StringType))))
+  private def params(s: WindowedAggregateNodeSpec, name: Option[String]) = ChainParams(
+    s.operator,
+    schema,
+    "ts",
+    None,
+    None,
+    IndexedSeq(s),
+    keys,
+    followsWatermark = true,
+    explicitNames = IndexedSeq(name),
+    perKey = true
+  )
+  private def node(n: ChainNode[ChainKey]) =
+    n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
+
+  private def stored(s: WindowedAggregateNodeSpec, name: Option[String] = Some("counts")): Array[Byte] = {
+    val n = s.newNode()
+    val key = new ChainKey("a".getBytes(UTF_8), Row("a"))
+    n.process(ChainRecord(key, null, Row("a", new java.sql.Timestamp(3L), 7L, "x"), 3L, false), null)
+    ChainState.write(params(s, name), IndexedSeq(n), IndexedSeq(None), epoch = 1L)
+  }
+
+  test("windows and buffers come back as stored; first/last forget the call's arrival order") {
+    val s = spec(tumbling, 1L)
+    val back = s.newNode()
+    ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(back))
+    val a = node(back)
+    assert(a.streamTime === 3L)
+    val windows = a.aggregators.firstEntry().getValue.windows
+    assert(windows.size === 1 && windows(0).start === 0L && windows(0).timestamp === 3L)
+    assert(inputs.buffers.results(windows(0).buffer).toSeq === Seq(1L, 7L, "x"))
+    assert(windows(0).buffer.parts(2).asInstanceOf[PositionalAggregate.Acc].seq === Long.MinValue)
+  }
+
+  test("state written for other windows or aggregates, or by another named operator, is refused with the fix") {
+    val written = stored(spec(tumbling, 1L))
+    val other = spec(TimeWindowDefinition(20, 20, 0), 2L)
+    val changed = intercept[IllegalStateException](ChainState.read(
+      written,
+      params(other, Some("counts")), {
+        IndexedSeq(other.newNode())
+      }
+    ))
+    assert(changed.getMessage.startsWith("aggregate_windowed 'counts': the checkpoint's state was written for other " +
+      "windows, aggregations or key types") && changed.getMessage.contains("start from a new checkpoint"))
+    val same = spec(tumbling, 1L)
+    val renamed = intercept[IllegalStateException](
+      ChainState.read(written, params(same, Some("sessions")), IndexedSeq(same.newNode()))
+    )
+    assert(renamed.getMessage.contains("belongs to the operator named 'counts'"))
+    val future = written.clone()
+    future(0) = 9
+    assert(intercept[IllegalStateException](
+      ChainState.read(future, params(same, Some("counts")), IndexedSeq(same.newNode()))
+    ).getMessage.contains("has format 9"))
+  }
+}
