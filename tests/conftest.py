@@ -12,7 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONNECT = os.environ.get("SPARK_SUPPRESS_CONNECT") == "1"
 # test_connect.py needs a Connect session; the py4j-only tests (the facade itself, packaging) need a classic one.
 collect_ignore = (
-    ["test_packaging.py", "test_reliability.py"] if CONNECT else ["test_connect.py", "test_connect_fuzz.py"]
+    ["test_packaging.py", "test_reliability.py", "test_wire.py"]
+    if CONNECT
+    else ["test_connect.py", "test_connect_fuzz.py"]
 )
 
 

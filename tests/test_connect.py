@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 
 import spark_suppress as ss
 from spark_suppress import _connect, _jars, _transport
-from spark_suppress.proto import connect_pb2
+from spark_suppress.proto import connect_pb2, spec_pb2
 from spark_suppress.testing import TestDriver
 
 SCHEMA = "key STRING, ts TIMESTAMP, value STRING"
@@ -75,14 +75,15 @@ def test_string_fold_traces_arrival_order_over_connect(spark):
 
 
 def test_the_message_carries_the_facade_spec_and_the_input_plan(spark):
-    # One translation: the spec on the wire is the py4j facade's JSON, and the input is the Connect plan itself.
+    # One translation: the spec on the wire is the bytes py4j passes the facade, and the input is the Connect plan.
     d = TestDriver(spark, SCHEMA, timestamp="ts")
     out = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT.with_name("wire"), tombstone=None)
     relation = out._plan.plan(spark.client)
     message = connect_pb2.Suppress()
     assert relation.extension.Unpack(message)
     assert message.client_version == ss.__version__
-    assert '"key": ["key"]' in message.spec_json and '"name": "wire"' in message.spec_json
+    spec = spec_pb2.SuppressSpec.FromString(message.spec)
+    assert list(spec.key) == ["key"] and spec.suppressed.name == "wire" and not spec.HasField("tombstone")
     assert message.input == d.input._plan.plan(spark.client).SerializeToString()
 
 
@@ -224,18 +225,40 @@ def test_malformed_messages_and_specs_are_refused_naming_the_field(spark):
     assert "the client's Suppress.input (a spark.connect.Relation) is not a valid protobuf message" in refused(
         input=message.input[:-3]
     )
-    spec = json.loads(message.spec_json)
-    spec["suppressed"]["timeLimitMs"] = "10"
-    assert "malformed operator spec: `spec.suppressed.timeLimitMs` must be a whole number, got string" in refused(
-        spec_json=json.dumps(spec)
+    spec = spec_pb2.SuppressSpec.FromString(message.spec)
+    spec.suppressed.clock = 9
+    assert "malformed operator spec: `SuppressSpec.suppressed.clock` is 9, a value this release does not know" in (
+        refused(spec=spec.SerializeToString())
     )
-    del spec["timestamp"]
-    assert "malformed operator spec: `spec.timestamp` is missing" in refused(spec_json=json.dumps(spec))
-    assert "malformed operator spec: the spec is not JSON" in refused(spec_json="{" * 5000)
+    spec.suppressed.clock = spec_pb2.CLOCK_EVENT
+    spec.ClearField("timestamp")
+    assert "malformed operator spec: `SuppressSpec.timestamp` is not set" in refused(spec=spec.SerializeToString())
+    assert "malformed operator spec: the bytes are not a SuppressSpec message" in refused(spec=b"{" * 5000)
+    assert "malformed operator spec: the client sent no SuppressSpec" in refused(spec=b"")
     assert "version mismatch: the Python package is version xxxxxxxxxx" in refused(client_version="x" * 100_000)
     assert len(refused(client_version="x" * 100_000).split("JVM stacktrace")[0]) < 2000
     # proto3 sends no empty string: this is a message without the field, which must not skip the version check.
     assert "the client's Suppress message has no client_version" in refused(client_version="")
+
+
+def test_a_json_spec_of_earlier_releases_is_refused(spark):
+    # Earlier releases sent the spec as JSON text in field 2 (spec_json, now reserved): a client still doing so sends
+    # no spec; the same text as the spec's bytes is no spec message.
+    d = TestDriver(spark, SCHEMA, timestamp="ts")
+    relation = ss.suppress(d.input, key="key", timestamp="ts", suppressed=LIMIT)._plan.plan(spark.client)
+    message = connect_pb2.Suppress()
+    relation.extension.Unpack(message)
+    text = json.dumps({"key": ["key"], "timestamp": "ts", "suppressed": {"mode": "untilTimeLimit"}}).encode()
+    message.ClearField("spec")
+    old = message.SerializeToString() + b"\x12" + bytes([len(text)]) + text
+    for value, expected in [
+        (old, "malformed operator spec: the client sent no SuppressSpec"),
+        (connect_pb2.Suppress(input=message.input, spec=text, client_version=ss.__version__).SerializeToString(), None),
+    ]:
+        relation.extension.value = value
+        with pytest.raises(IllegalArgumentException) as e:
+            _connect._dataframe(_Raw(relation), spark).schema
+        assert (expected or "malformed operator spec: ") in str(e.value), str(e.value)
 
 
 class _Raw:

@@ -11,7 +11,6 @@ The seed is random and printed; SPARK_SUPPRESS_FUZZ_SEED replays a run.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import time
@@ -20,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 
 import spark_suppress as ss
 from spark_suppress import _connect
-from spark_suppress.proto import connect_pb2
+from spark_suppress.proto import connect_pb2, spec_pb2
 from spark_suppress.testing import TestDriver
 
 MESSAGES = 10_000 if os.environ.get("RELIABILITY") == "1" else 400
@@ -42,10 +41,15 @@ UNCLEAR = (
     "NoSuchElementException",
     "NumberFormatException",
     "InvalidProtocolBufferException",
-    "JsonParseException",
-    "MismatchedInputException",
-    "StreamConstraintsException",
+    "UninitializedMessageException",
 )
+# Each operator's spec message (spec.proto), which its Connect message carries as bytes.
+SPECS = {
+    "Suppress": spec_pb2.SuppressSpec,
+    "AggregateWindowed": spec_pb2.AggregateWindowedSpec,
+    "Aggregate": spec_pb2.AggregateSpec,
+    "JoinVersioned": spec_pb2.JoinVersionedSpec,
+}
 
 
 def _raw_frame(session, relation):
@@ -108,7 +112,7 @@ class Corpus:
             observation_names=["spark_suppress:x#1"], client_version=ss.__version__
         ).SerializeToString()
         self.input = stream._plan.plan(spark.client).SerializeToString()
-        self.specs = {k: json.loads(self._parsed(k).spec_json) for k in self.valid if k != "Metrics"}
+        self.specs = {k: SPECS[k].FromString(self._parsed(k).spec) for k in SPECS}
         self.sp = sp
         self._nested = {}
 
@@ -116,6 +120,16 @@ class Corpus:
         m = getattr(connect_pb2, kind)()
         m.ParseFromString(self.valid[kind])
         return m
+
+    def _spec(self, kind: str):
+        spec = SPECS[kind]()
+        spec.CopyFrom(self.specs[kind])
+        return spec
+
+    def _with_spec(self, kind: str, spec: bytes):
+        m = self._parsed(kind)
+        m.spec = spec
+        return _relation(kind, m.SerializeToString())
 
     # --- the kinds of bad message ---
 
@@ -142,13 +156,13 @@ class Corpus:
         text = "".join(rng.choice("abcxyz\u00e9\u4e2d\"{}[]") for _ in range(64)) * (big // 64)
         which = rng.choice(["spec", "version", "column", "input", "metrics", "aggregations"])
         if which == "spec":
-            m.spec_json = text
+            m.spec = rng.randbytes(big)
         elif which == "version":
             m.client_version = text
         elif which == "column":
-            spec = self.specs[kind]
-            field = "on" if kind == "JoinVersioned" else "key"
-            m.spec_json = json.dumps({**spec, field: [text]})
+            spec = self._spec(kind)
+            getattr(spec, "on" if kind == "JoinVersioned" else "key").append(text)
+            m.spec = spec.SerializeToString()
         elif which == "input":
             setattr(m, "stream" if kind == "JoinVersioned" else "input", rng.randbytes(big))
         elif which == "metrics":
@@ -159,24 +173,23 @@ class Corpus:
             )
         else:
             if kind not in ("AggregateWindowed", "Aggregate"):
-                m.spec_json = text
+                m.spec = text.encode()
             else:
                 del m.aggregations[:]
                 m.aggregations.extend(rng.randbytes(rng.randint(0, 40)) for _ in range(rng.choice([100, 5000])))
         return "oversized", _relation(kind, m.SerializeToString())
 
-    # Spec fields that name a choice (the spec's enums), and values no release knows.
+    # Spec fields that name a choice (the spec's enums), and numbers no release knows (0 is "not set").
     ENUMS = {
         "Suppress": [
             ("suppressed", "mode"),
-            ("suppressed", "buffer", "whenFull"),
+            ("suppressed", "buffer", "when_full"),
             ("suppressed", "clock"),
-            ("suppressed", "buffer", "sizeModel"),
+            ("suppressed", "buffer", "size_model"),
             ("late",),
-            ("suppressed", "bufferTime"),
+            ("suppressed", "buffer_time"),
         ],
-        "AggregateWindowed": [("emit",), ("windows", "type"), ("late",)],
-        "Aggregate": [("key",)],
+        "AggregateWindowed": [("emit",), ("late",)],
         "JoinVersioned": [("how",)],
     }
 
@@ -193,71 +206,48 @@ class Corpus:
             m = self._parsed("Suppress")
             m.input = rel.SerializeToString()
             return "unknown enum", _relation("Suppress", m.SerializeToString())
-        kind = rng.choice([k for k in self.ENUMS])
-        spec = json.loads(json.dumps(self.specs[kind]))
-        path = rng.choice(self.ENUMS[kind])
+        kind = rng.choice(list(self.ENUMS))
+        spec = self._spec(kind)
         node = spec
+        path = rng.choice(self.ENUMS[kind])
         for p in path[:-1]:
-            node = node.setdefault(p, {})
-        node[path[-1]] = rng.choice(
-            [
-                "",
-                "UNTIL_TIME_LIMIT",
-                "untilTimeLimit2",
-                "java.lang.Runtime",
-                "/etc/passwd",
-                "file:///etc/passwd",
-                7,
-                True,
-                [],
-                {"class": "java.lang.Runtime"},
-            ]
-        )
-        m = self._parsed(kind)
-        m.spec_json = json.dumps(spec)
-        return "unknown enum", _relation(kind, m.SerializeToString())
+            node = getattr(node, p)
+        setattr(node, path[-1], rng.choice([0, 5, 7, 99, 1 << 20, 2**31 - 1, -1, -(2**31)]))
+        return "unknown enum", self._with_spec(kind, spec.SerializeToString())
 
-    # The spec fields each operator cannot do without, and one number field of each, to give the wrong type.
+    # The spec fields each operator cannot do without.
     REQUIRED = {
-        "Suppress": ["key", "timestamp", "suppressed"],
-        "AggregateWindowed": ["key", "timestamp", "windows", "emit"],
-        "Aggregate": ["key", "timestamp"],
-        "JoinVersioned": ["on", "streamTimestamp", "tableTimestamp", "how"],
-    }
-    NUMBERS = {
-        "Suppress": ("suppressed", "timeLimitMs"),
-        "AggregateWindowed": ("windows", "sizeMs"),
-        "Aggregate": ("timestamp",),
-        "JoinVersioned": ("graceMs",),
+        "Suppress": ["timestamp", "suppressed", "late"],
+        "AggregateWindowed": ["timestamp", "windows", "emit", "late"],
+        "Aggregate": ["timestamp"],
+        "JoinVersioned": ["stream_timestamp", "table_timestamp", "how", "release_on_watermark"],
     }
 
     def bad_spec(self, rng):
         kind = rng.choice(list(self.specs))
-        spec = json.loads(json.dumps(self.specs[kind]))
+        valid = self.specs[kind].SerializeToString()
         choice = rng.randrange(6)
         if choice == 0:
-            del spec[rng.choice(self.REQUIRED[kind])]
-            text = json.dumps(spec)
+            spec = self._spec(kind)
+            spec.ClearField(rng.choice(self.REQUIRED[kind]))
+            value = spec.SerializeToString()
         elif choice == 1:
-            spec[rng.choice(list(spec))] = rng.choice([-1, 1.5, [1, 2], {"a": 1}, 2**70])
-            text = json.dumps(spec)
+            # A strict prefix: every spec ends with a field it cannot do without, so none is a valid spec.
+            value = valid[: rng.randint(0, len(valid) - 1)]
         elif choice == 2:
-            text = json.dumps(spec)[: rng.randint(0, len(json.dumps(spec)) - 1)]
+            # Fields this release does not know, after a valid spec.
+            value = valid + rng.choice([b"\x78\x01", b"\xa2\x06\x03abc", b"\x0d\x00\x00\x00\x00"])
         elif choice == 3:
             depth = rng.choice([100, 2000, 100_000])
-            text = "[" * depth + "]" * depth
+            value = b"\x0b" * depth + b"\x0c" * depth
         elif choice == 4:
-            text = rng.choice(["", "null", "[]", "42", '"spec"', "{}", "\x00\xff"])
+            # Earlier releases' JSON specs, and other text.
+            value = rng.choice(
+                [b"", b"null", b"[]", b"42", b'"spec"', b"{}", b"\x00\xff", b'{"key": ["customer"], "timestamp": "t"}']
+            )
         else:
-            node = spec
-            path = self.NUMBERS[kind]
-            for p in path[:-1]:
-                node = node[p]
-            node[path[-1]] = rng.choice(["1e400", "abc", "10", 1e400 if kind != "Aggregate" else 1.5, True])
-            text = json.dumps(spec)
-        m = self._parsed(kind)
-        m.spec_json = text
-        return "bad spec", _relation(kind, m.SerializeToString())
+            value = rng.randbytes(rng.randint(1, 200))
+        return "bad spec", self._with_spec(kind, value)
 
     def nested(self, rng):
         # A few depths, each built once: building them is most of the cost, and the server sees the same bytes as new.

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, run_python
 
 import spark_suppress as ss
-from spark_suppress import _jars, _jvm
+from spark_suppress import _jars, _jvm, _spec
 
 
 def test_version_comes_from_the_single_version_file():
@@ -145,4 +145,7 @@ def test_wheel_bundles_the_jar_and_declares_its_license_without_deprecation_warn
     modules = {n for n in names if n.endswith(".py")}
     assert "spark_suppress/demo.py" not in modules
     assert modules >= {f"spark_suppress/{m}.py" for m in ("suppress", "aggregate", "join", "testing", "metrics")}
-    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    # The one dependency: the protobuf runtime of the spec messages (classic PySpark does not bring it; _spec.py).
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert requires == [f"Requires-Dist: {_spec.PROTOBUF_REQUIREMENT}"]
+    assert "spark_suppress/proto/spec_pb2.py" in modules

@@ -1,10 +1,10 @@
 """The Spark Connect transport: the operators' specs travel to the server's relation plugin as protobuf messages.
 
-Each operator builds its spec once (``suppress.py``, ``aggregate.py``, ``join.py``) and the dispatcher
-(``_transport``) hands it either to the py4j facade (``_jvm``) or to this module, which wraps the spec and the input
-DataFrames' plans in a relation extension. On the server,
+Each operator builds its spec message once (``suppress.py``, ``aggregate.py``, ``join.py``) and the dispatcher
+(``_transport``) hands it either to the py4j facade (``_jvm``) or to this module, which wraps the spec's bytes and the
+input DataFrames' plans in a relation extension. On the server,
 ``io.github.sparksuppress.connect.SparkSuppressRelationPlugin`` turns it back into DataFrames and calls the same
-facade entry points, so validation and translation happen in one place (docs/connect.md).
+facade entry points with the same bytes, so decoding and validation happen in one place (docs/connect.md).
 
 Nothing here imports ``pyspark.sql.classic``: the module runs with the ``pyspark-client`` package alone.
 """
@@ -23,6 +23,8 @@ from .errors import ConnectPluginMissingError, VersionMismatchError
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.streaming import StreamingQuery
+
+    from .proto.spec_pb2 import AggregateSpec, AggregateWindowedSpec, JoinVersionedSpec, SuppressSpec
 
 # The JVM's prefix for a client/server version mismatch (ConnectSupport.VersionMismatchPrefix).
 _VERSION_MISMATCH = "spark-suppress version mismatch:"
@@ -135,20 +137,20 @@ def missing_plugin_message(expression: bool = False) -> str:
     )
 
 
-def suppress(df: "DataFrame", spec: Dict[str, Any]) -> "DataFrame":
-    message = _message("Suppress", input=_relation_bytes(df), spec_json=json.dumps(spec))
+def suppress(df: "DataFrame", spec: "SuppressSpec") -> "DataFrame":
+    message = _message("Suppress", input=_relation_bytes(df), spec=spec.SerializeToString())
     return _frame(message, [df], df._session)
 
 
-def aggregate_windowed(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+def aggregate_windowed(df: "DataFrame", spec: "AggregateWindowedSpec", aggregations: Sequence["Column"]) -> "DataFrame":
     return _aggregating("AggregateWindowed", df, spec, aggregations)
 
 
-def aggregate(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+def aggregate(df: "DataFrame", spec: "AggregateSpec", aggregations: Sequence["Column"]) -> "DataFrame":
     return _aggregating("Aggregate", df, spec, aggregations)
 
 
-def _aggregating(kind: str, df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+def _aggregating(kind: str, df: "DataFrame", spec: Any, aggregations: Sequence["Column"]) -> "DataFrame":
     for a in aggregations:
         if not is_connect(a):
             raise TypeError(
@@ -157,14 +159,14 @@ def _aggregating(kind: str, df: "DataFrame", spec: Dict[str, Any], aggregations:
             )
     client = df._session.client
     planned = [cast(Any, a)._expr.to_plan(client).SerializeToString() for a in aggregations]
-    message = _message(kind, input=_relation_bytes(df), aggregations=planned, spec_json=json.dumps(spec))
+    message = _message(kind, input=_relation_bytes(df), aggregations=planned, spec=spec.SerializeToString())
     # A string_fold anywhere in an aggregation carries its message's type name (packed as an Any).
     folds = any(_STRING_FOLD_TYPE in p for p in planned)
     return _frame(message, [df], df._session, folds=folds)
 
 
 def join_versioned(
-    stream_df: "DataFrame", table_df: "DataFrame", initial_versions: Optional["DataFrame"], spec: Dict[str, Any]
+    stream_df: "DataFrame", table_df: "DataFrame", initial_versions: Optional["DataFrame"], spec: "JoinVersionedSpec"
 ) -> "DataFrame":
     frames = [stream_df, table_df] + ([initial_versions] if initial_versions is not None else [])
     message = _message(
@@ -172,7 +174,7 @@ def join_versioned(
         stream=_relation_bytes(stream_df),
         table=_relation_bytes(table_df),
         initial_versions=b"" if initial_versions is None else _relation_bytes(initial_versions),
-        spec_json=json.dumps(spec),
+        spec=spec.SerializeToString(),
     )
     return _frame(message, frames, stream_df._session)
 

@@ -1,7 +1,8 @@
 """The py4j transport: classic sessions reach the operators through the one JVM facade.
 
-Each operator's public function (``suppress.py``, ``aggregate.py``, ``join.py``) builds its spec once and the
+Each operator's public function (``suppress.py``, ``aggregate.py``, ``join.py``) builds its spec message once and the
 dispatcher (``_transport``) hands it here or to ``_connect``; both take the same arguments and return DataFrames.
+Here the message crosses py4j as its serialized bytes (a Java ``byte[]``), the bytes Spark Connect carries too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
     from pyspark.sql.types import StructType
 
-FACADE_CLASS = "io.github.sparksuppress.python.PythonFacade"
+    from .proto.spec_pb2 import AggregateSpec, AggregateWindowedSpec, JoinVersionedSpec, SuppressSpec
+
+FACADE_CLASS = "io.github.sparksuppress.wire.WireFacade"
 
 
 def require_classic(obj: Any) -> None:
@@ -68,7 +71,7 @@ def facade(spark: "SparkSession") -> Any:
 
 
 def _facade_class(jvm: Any) -> Any:
-    return jvm.io.github.sparksuppress.python.PythonFacade
+    return jvm.io.github.sparksuppress.wire.WireFacade
 
 
 def dataframe(jdf: Any, spark: "SparkSession") -> "DataFrame":
@@ -89,27 +92,29 @@ def _java_columns(spark: "SparkSession", columns: Sequence["Column"]) -> Any:
     return jcolumns
 
 
-def suppress(df: "DataFrame", spec: Dict[str, Any]) -> "DataFrame":
-    return dataframe(facade(df.sparkSession).suppress(df._jdf, json.dumps(spec)), df.sparkSession)
+def suppress(df: "DataFrame", spec: "SuppressSpec") -> "DataFrame":
+    return dataframe(facade(df.sparkSession).suppress(df._jdf, spec.SerializeToString()), df.sparkSession)
 
 
-def aggregate_windowed(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+def aggregate_windowed(df: "DataFrame", spec: "AggregateWindowedSpec", aggregations: Sequence["Column"]) -> "DataFrame":
     spark = df.sparkSession
-    jdf = facade(spark).aggregateWindowed(df._jdf, json.dumps(spec), _java_columns(spark, aggregations))
+    jdf = facade(spark).aggregateWindowed(df._jdf, spec.SerializeToString(), _java_columns(spark, aggregations))
     return dataframe(jdf, spark)
 
 
-def aggregate(df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame":
+def aggregate(df: "DataFrame", spec: "AggregateSpec", aggregations: Sequence["Column"]) -> "DataFrame":
     spark = df.sparkSession
-    return dataframe(facade(spark).aggregate(df._jdf, json.dumps(spec), _java_columns(spark, aggregations)), spark)
+    jdf = facade(spark).aggregate(df._jdf, spec.SerializeToString(), _java_columns(spark, aggregations))
+    return dataframe(jdf, spark)
 
 
 def join_versioned(
-    stream_df: "DataFrame", table_df: "DataFrame", initial_versions: Optional["DataFrame"], spec: Dict[str, Any]
+    stream_df: "DataFrame", table_df: "DataFrame", initial_versions: Optional["DataFrame"], spec: "JoinVersionedSpec"
 ) -> "DataFrame":
     spark = stream_df.sparkSession
     initial = None if initial_versions is None else initial_versions._jdf
-    return dataframe(facade(spark).joinVersioned(stream_df._jdf, table_df._jdf, initial, json.dumps(spec)), spark)
+    jdf = facade(spark).joinVersioned(stream_df._jdf, table_df._jdf, initial, spec.SerializeToString())
+    return dataframe(jdf, spark)
 
 
 def string_fold(column: "Column", initial: str, separator: str) -> "Column":

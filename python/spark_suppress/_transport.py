@@ -1,8 +1,8 @@
 """The one place that chooses between the two transports: py4j (``_jvm``) and Spark Connect (``_connect``).
 
-The operators build their spec once and ask :func:`of` for the transport of their inputs; every transport module
-has the functions of :class:`Transport`, and the test drivers the methods of :class:`Driver`. Nothing else in the
-package asks which kind of session it runs on, and neither transport imports this module.
+The operators build their spec message once (``_spec``) and ask :func:`of` for the transport of their inputs;
+every transport module has the functions of :class:`Transport`, and the test drivers the methods of :class:`Driver`.
+Nothing else in the package asks which kind of session it runs on, and neither transport imports this module.
 """
 
 from __future__ import annotations
@@ -17,24 +17,26 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
     from pyspark.sql.types import StructType
 
+    from .proto.spec_pb2 import AggregateSpec, AggregateWindowedSpec, JoinVersionedSpec, SuppressSpec
+
 
 class Transport(Protocol):
     """What each transport module offers: the operators from their specs, metrics, and ``string_fold``."""
 
-    def suppress(self, df: "DataFrame", spec: Dict[str, Any]) -> "DataFrame": ...
+    def suppress(self, df: "DataFrame", spec: "SuppressSpec") -> "DataFrame": ...
 
     def aggregate_windowed(
-        self, df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]
+        self, df: "DataFrame", spec: "AggregateWindowedSpec", aggregations: Sequence["Column"]
     ) -> "DataFrame": ...
 
-    def aggregate(self, df: "DataFrame", spec: Dict[str, Any], aggregations: Sequence["Column"]) -> "DataFrame": ...
+    def aggregate(self, df: "DataFrame", spec: "AggregateSpec", aggregations: Sequence["Column"]) -> "DataFrame": ...
 
     def join_versioned(
         self,
         stream_df: "DataFrame",
         table_df: "DataFrame",
         initial_versions: Optional["DataFrame"],
-        spec: Dict[str, Any],
+        spec: "JoinVersionedSpec",
     ) -> "DataFrame": ...
 
     def string_fold(self, column: "Column", initial: str, separator: str) -> "Column": ...

@@ -8,15 +8,17 @@ once.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
-from . import _transport
+from . import _spec, _transport
 from ._columns import Columns, check_name, column_list, column_name
 from ._durations import Duration, to_millis
 from ._pyspark import is_column
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
+
+    from .proto import spec_pb2
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,9 @@ class TimeWindows:
         """
         return replace(self, advance_ms=to_millis(advance, "advance"))
 
-    def _to_json(self) -> Dict[str, Any]:
-        return {"type": "time", "sizeMs": self.size_ms, "advanceMs": self.advance_ms, "graceMs": self.grace_ms}
+    def _to_wire(self) -> "spec_pb2.Windows":
+        m = _spec.messages()
+        return m.Windows(time=m.TimeWindows(size_ms=self.size_ms, advance_ms=self.advance_ms, grace_ms=self.grace_ms))
 
 
 @dataclass(frozen=True)
@@ -218,8 +221,9 @@ class SlidingWindows:
         """
         return SlidingWindows.of_time_difference_and_grace(time_difference, 0)
 
-    def _to_json(self) -> Dict[str, Any]:
-        return {"type": "sliding", "timeDifferenceMs": self.time_difference_ms, "graceMs": self.grace_ms}
+    def _to_wire(self) -> "spec_pb2.Windows":
+        m = _spec.messages()
+        return m.Windows(sliding=m.SlidingWindows(time_difference_ms=self.time_difference_ms, grace_ms=self.grace_ms))
 
 
 @dataclass(frozen=True)
@@ -307,11 +311,15 @@ class SessionWindows:
         """
         return SessionWindows.of_inactivity_gap_and_grace(inactivity_gap, 0)
 
-    def _to_json(self) -> Dict[str, Any]:
-        return {"type": "session", "gapMs": self.inactivity_gap_ms, "graceMs": self.grace_ms}
+    def _to_wire(self) -> "spec_pb2.Windows":
+        m = _spec.messages()
+        return m.Windows(session=m.SessionWindows(inactivity_gap_ms=self.inactivity_gap_ms, grace_ms=self.grace_ms))
 
 
 Windows = Union[TimeWindows, SlidingWindows, SessionWindows]
+
+# EmitStrategy's private wire strings and the enum values (spec.proto) they cross as.
+_EMIT = {"onWindowClose": "EMIT_STRATEGY_ON_WINDOW_CLOSE", "onWindowUpdate": "EMIT_STRATEGY_ON_WINDOW_UPDATE"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -442,15 +450,16 @@ def aggregate_windowed(
     _check_aggregations(aggregations, name)
     if not isinstance(late, str):
         raise TypeError(f'late must be "drop" or "emit", got {late!r}')
-    spec = {
-        "key": column_list(key, "key"),
-        "timestamp": column_name(timestamp, "timestamp"),
-        "windows": windows._to_json(),
-        "emit": emit._mode,
-        "name": name,
-        "late": late,
-        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
-    }
+    m = _spec.messages()
+    spec = m.AggregateWindowedSpec(
+        key=column_list(key, "key"),
+        timestamp=column_name(timestamp, "timestamp"),
+        windows=windows._to_wire(),
+        emit=m.EmitStrategy.Value(_EMIT[emit._mode]),
+        name=name,
+        late=_spec.choice(m.LateRecords, late, "late"),
+        idle_timeout_ms=None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
+    )
     return _transport.of(df=df).aggregate_windowed(df, spec, aggregations)
 
 
@@ -504,7 +513,9 @@ def aggregate(
     ...                       aggregations=[F.sum("amount").alias("total")])
     """
     _check_aggregations(aggregations, name)
-    spec = {"key": column_list(key, "key"), "timestamp": column_name(timestamp, "timestamp"), "name": name}
+    spec = _spec.messages().AggregateSpec(
+        key=column_list(key, "key"), timestamp=column_name(timestamp, "timestamp"), name=name
+    )
     return _transport.of(df=df).aggregate(df, spec, aggregations)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from . import _transport
+from . import _spec, _transport
 from ._columns import Columns, check_name, column_list, column_name
 from ._durations import Duration, to_millis
 from ._pyspark import is_dataframe
@@ -100,17 +100,18 @@ def join_versioned(
     check_name(name)
     if initial_versions is not None and not is_dataframe(initial_versions):
         raise TypeError(f"initial_versions must be a static DataFrame, got {initial_versions!r}")
-    spec = {
-        "on": column_list(on, "on"),
-        "streamTimestamp": column_name(stream_timestamp, "stream_timestamp"),
-        "tableTimestamp": column_name(table_timestamp, "table_timestamp"),
-        "graceMs": grace_ms,
-        "historyRetentionMs": retention_ms,
-        "how": how,
-        "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
-        "name": name,
-        "releaseOnWatermark": release_on_watermark,
-        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
-    }
+    m = _spec.messages()
+    spec = m.JoinVersionedSpec(
+        on=column_list(on, "on"),
+        stream_timestamp=column_name(stream_timestamp, "stream_timestamp"),
+        table_timestamp=column_name(table_timestamp, "table_timestamp"),
+        grace_ms=grace_ms,
+        history_retention_ms=retention_ms,
+        how=_spec.choice(m.JoinType, how, "how"),
+        tombstone=None if tombstone is None else column_name(tombstone, "tombstone"),
+        name=name,
+        release_on_watermark=release_on_watermark,
+        idle_timeout_ms=None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
+    )
     transport = _transport.of(stream_df=stream_df, table_df=table_df, initial_versions=initial_versions)
     return transport.join_versioned(stream_df, table_df, initial_versions, spec)

@@ -8,14 +8,16 @@ every rule lives once, and a bad value raises ``pyspark.errors.IllegalArgumentEx
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
-from . import _transport
+from . import _spec, _transport
 from ._columns import Columns, column_list, column_name
 from ._durations import Duration, to_millis
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
+
+    from .proto import spec_pb2
 
 Window = Union[str, Tuple[str, str]]
 
@@ -307,13 +309,14 @@ class BufferConfig:
         """Whether the buffer never emits early (what ``Suppressed.until_window_closes`` needs)."""
         return self._when_full != "emitEarly"
 
-    def _to_json(self) -> Dict[str, Any]:
-        return {
-            "maxRecords": self.max_records_bound,
-            "maxBytes": self.max_bytes_bound,
-            "whenFull": self._when_full,
-            "sizeModel": self.size_model,
-        }
+    def _to_wire(self) -> "spec_pb2.BufferConfig":
+        m = _spec.messages()
+        return m.BufferConfig(
+            max_records=self.max_records_bound,
+            max_bytes=self.max_bytes_bound,
+            when_full=m.WhenFull.Value(_WHEN_FULL[self._when_full]),
+            size_model=_spec.choice(m.SizeModel, self.size_model, "size_model"),
+        )
 
     def __repr__(self) -> str:
         parts = []
@@ -617,24 +620,40 @@ class Suppressed:
         """``untilTimeLimit`` or ``untilWindowCloses``."""
         return self._mode
 
-    def _to_json(self) -> Dict[str, Any]:
-        return {
-            "mode": self._mode,
-            "timeLimitMs": self.time_limit_ms,
-            "bufferTime": self._buffer_time,
-            "clock": self._clock,
-            "name": self.name,
-            "buffer": self.buffer_config._to_json(),
-        }
+    def _to_wire(self) -> "spec_pb2.Suppressed":
+        m = _spec.messages()
+        return m.Suppressed(
+            mode=m.SuppressionMode.Value(_MODES[self._mode]),
+            time_limit_ms=self.time_limit_ms,
+            buffer_time=m.BufferTime.Value(_BUFFER_TIMES[self._buffer_time]),
+            clock=_spec.choice(m.Clock, self._clock, "clock"),
+            name=self.name,
+            buffer=self.buffer_config._to_wire(),
+        )
 
 
-def _window_json(window: Optional[Window]) -> Optional[Dict[str, str]]:
+# The configs' private wire strings and the enum values (spec.proto) they cross as.
+_MODES = {
+    "untilTimeLimit": "SUPPRESSION_MODE_UNTIL_TIME_LIMIT",
+    "untilWindowCloses": "SUPPRESSION_MODE_UNTIL_WINDOW_CLOSES",
+}
+_BUFFER_TIMES = {"first": "BUFFER_TIME_FIRST", "latest": "BUFFER_TIME_LATEST"}
+_WHEN_FULL = {
+    "unbounded": "WHEN_FULL_UNBOUNDED",
+    "emitEarly": "WHEN_FULL_EMIT_EARLY",
+    "shutDown": "WHEN_FULL_SHUT_DOWN",
+    "spillToDisk": "WHEN_FULL_SPILL_TO_DISK",
+}
+
+
+def _window_wire(window: Optional[Window]) -> "Optional[spec_pb2.WindowColumns]":
     if window is None:
         return None
+    m = _spec.messages()
     if isinstance(window, str):
-        return {"column": window}
+        return m.WindowColumns(struct=window)
     if isinstance(window, tuple) and len(window) == 2 and all(isinstance(w, str) for w in window):
-        return {"start": window[0], "end": window[1]}
+        return m.WindowColumns(start_end=m.StartEnd(start=window[0], end=window[1]))
     raise TypeError(
         "window must be a struct column name (as window() produces) or a (start, end) pair of column names, "
         f"got {window!r}"
@@ -720,14 +739,15 @@ def suppress(
         raise TypeError(f"suppressed must be a Suppressed (Suppressed.until_time_limit(...)), got {suppressed!r}")
     if not isinstance(late, str):
         raise TypeError(f'late must be "drop" or "emit", got {late!r}')
-    spec = {
-        "key": column_list(key, "key"),
-        "timestamp": column_name(timestamp, "timestamp"),
-        "window": _window_json(window),
-        "graceMs": None if grace is None else to_millis(grace, "grace"),
-        "tombstone": None if tombstone is None else column_name(tombstone, "tombstone"),
-        "suppressed": suppressed._to_json(),
-        "late": late,
-        "idleTimeoutMs": None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
-    }
+    m = _spec.messages()
+    spec = m.SuppressSpec(
+        key=column_list(key, "key"),
+        timestamp=column_name(timestamp, "timestamp"),
+        window=_window_wire(window),
+        grace_ms=None if grace is None else to_millis(grace, "grace"),
+        tombstone=None if tombstone is None else column_name(tombstone, "tombstone"),
+        suppressed=suppressed._to_wire(),
+        late=_spec.choice(m.LateRecords, late, "late"),
+        idle_timeout_ms=None if idle_timeout is None else to_millis(idle_timeout, "idle_timeout"),
+    )
     return _transport.of(df=df).suppress(df, spec)

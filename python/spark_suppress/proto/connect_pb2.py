@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cspark_suppress/connect.proto\x12\x16spark_suppress.connect\"D\n\x08Suppress\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x11\n\tspec_json\x18\x02 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x03 \x01(\t\"c\n\x11\x41ggregateWindowed\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x14\n\x0c\x61ggregations\x18\x02 \x03(\x0c\x12\x11\n\tspec_json\x18\x03 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\"[\n\tAggregate\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x14\n\x0c\x61ggregations\x18\x02 \x03(\x0c\x12\x11\n\tspec_json\x18\x03 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\"s\n\rJoinVersioned\x12\x0e\n\x06stream\x18\x01 \x01(\x0c\x12\r\n\x05table\x18\x02 \x01(\x0c\x12\x18\n\x10initial_versions\x18\x03 \x01(\x0c\x12\x11\n\tspec_json\x18\x04 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x05 \x01(\t\"@\n\nStringFold\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\x0c\x12\x0f\n\x07initial\x18\x02 \x01(\t\x12\x11\n\tseparator\x18\x03 \x01(\t\"<\n\x07Metrics\x12\x19\n\x11observation_names\x18\x01 \x03(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\tB)\n%io.github.sparksuppress.connect.protoP\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cspark_suppress/connect.proto\x12\x16spark_suppress.connect\"P\n\x08Suppress\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x16\n\x0e\x63lient_version\x18\x03 \x01(\t\x12\x0c\n\x04spec\x18\x04 \x01(\x0cJ\x04\x08\x02\x10\x03R\tspec_json\"o\n\x11\x41ggregateWindowed\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x14\n\x0c\x61ggregations\x18\x02 \x03(\x0c\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\x12\x0c\n\x04spec\x18\x05 \x01(\x0cJ\x04\x08\x03\x10\x04R\tspec_json\"g\n\tAggregate\x12\r\n\x05input\x18\x01 \x01(\x0c\x12\x14\n\x0c\x61ggregations\x18\x02 \x03(\x0c\x12\x16\n\x0e\x63lient_version\x18\x04 \x01(\t\x12\x0c\n\x04spec\x18\x05 \x01(\x0cJ\x04\x08\x03\x10\x04R\tspec_json\"\x7f\n\rJoinVersioned\x12\x0e\n\x06stream\x18\x01 \x01(\x0c\x12\r\n\x05table\x18\x02 \x01(\x0c\x12\x18\n\x10initial_versions\x18\x03 \x01(\x0c\x12\x16\n\x0e\x63lient_version\x18\x05 \x01(\t\x12\x0c\n\x04spec\x18\x06 \x01(\x0cJ\x04\x08\x04\x10\x05R\tspec_json\"@\n\nStringFold\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\x0c\x12\x0f\n\x07initial\x18\x02 \x01(\t\x12\x11\n\tseparator\x18\x03 \x01(\t\"<\n\x07Metrics\x12\x19\n\x11observation_names\x18\x01 \x03(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\tB)\n%io.github.sparksuppress.connect.protoP\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,15 +33,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n%io.github.sparksuppress.connect.protoP\001'
   _globals['_SUPPRESS']._serialized_start=56
-  _globals['_SUPPRESS']._serialized_end=124
-  _globals['_AGGREGATEWINDOWED']._serialized_start=126
-  _globals['_AGGREGATEWINDOWED']._serialized_end=225
-  _globals['_AGGREGATE']._serialized_start=227
-  _globals['_AGGREGATE']._serialized_end=318
-  _globals['_JOINVERSIONED']._serialized_start=320
-  _globals['_JOINVERSIONED']._serialized_end=435
-  _globals['_STRINGFOLD']._serialized_start=437
-  _globals['_STRINGFOLD']._serialized_end=501
-  _globals['_METRICS']._serialized_start=503
-  _globals['_METRICS']._serialized_end=563
+  _globals['_SUPPRESS']._serialized_end=136
+  _globals['_AGGREGATEWINDOWED']._serialized_start=138
+  _globals['_AGGREGATEWINDOWED']._serialized_end=249
+  _globals['_AGGREGATE']._serialized_start=251
+  _globals['_AGGREGATE']._serialized_end=354
+  _globals['_JOINVERSIONED']._serialized_start=356
+  _globals['_JOINVERSIONED']._serialized_end=483
+  _globals['_STRINGFOLD']._serialized_start=485
+  _globals['_STRINGFOLD']._serialized_end=549
+  _globals['_METRICS']._serialized_start=551
+  _globals['_METRICS']._serialized_end=611
 # @@protoc_insertion_point(module_scope)

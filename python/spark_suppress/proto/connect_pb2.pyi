@@ -7,52 +7,52 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Suppress(_message.Message):
-    __slots__ = ("input", "spec_json", "client_version")
+    __slots__ = ("input", "client_version", "spec")
     INPUT_FIELD_NUMBER: _ClassVar[int]
-    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
     CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
     input: bytes
-    spec_json: str
     client_version: str
-    def __init__(self, input: _Optional[bytes] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+    spec: bytes
+    def __init__(self, input: _Optional[bytes] = ..., client_version: _Optional[str] = ..., spec: _Optional[bytes] = ...) -> None: ...
 
 class AggregateWindowed(_message.Message):
-    __slots__ = ("input", "aggregations", "spec_json", "client_version")
+    __slots__ = ("input", "aggregations", "client_version", "spec")
     INPUT_FIELD_NUMBER: _ClassVar[int]
     AGGREGATIONS_FIELD_NUMBER: _ClassVar[int]
-    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
     CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
     input: bytes
     aggregations: _containers.RepeatedScalarFieldContainer[bytes]
-    spec_json: str
     client_version: str
-    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+    spec: bytes
+    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., client_version: _Optional[str] = ..., spec: _Optional[bytes] = ...) -> None: ...
 
 class Aggregate(_message.Message):
-    __slots__ = ("input", "aggregations", "spec_json", "client_version")
+    __slots__ = ("input", "aggregations", "client_version", "spec")
     INPUT_FIELD_NUMBER: _ClassVar[int]
     AGGREGATIONS_FIELD_NUMBER: _ClassVar[int]
-    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
     CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
     input: bytes
     aggregations: _containers.RepeatedScalarFieldContainer[bytes]
-    spec_json: str
     client_version: str
-    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+    spec: bytes
+    def __init__(self, input: _Optional[bytes] = ..., aggregations: _Optional[_Iterable[bytes]] = ..., client_version: _Optional[str] = ..., spec: _Optional[bytes] = ...) -> None: ...
 
 class JoinVersioned(_message.Message):
-    __slots__ = ("stream", "table", "initial_versions", "spec_json", "client_version")
+    __slots__ = ("stream", "table", "initial_versions", "client_version", "spec")
     STREAM_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     INITIAL_VERSIONS_FIELD_NUMBER: _ClassVar[int]
-    SPEC_JSON_FIELD_NUMBER: _ClassVar[int]
     CLIENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
     stream: bytes
     table: bytes
     initial_versions: bytes
-    spec_json: str
     client_version: str
-    def __init__(self, stream: _Optional[bytes] = ..., table: _Optional[bytes] = ..., initial_versions: _Optional[bytes] = ..., spec_json: _Optional[str] = ..., client_version: _Optional[str] = ...) -> None: ...
+    spec: bytes
+    def __init__(self, stream: _Optional[bytes] = ..., table: _Optional[bytes] = ..., initial_versions: _Optional[bytes] = ..., client_version: _Optional[str] = ..., spec: _Optional[bytes] = ...) -> None: ...
 
 class StringFold(_message.Message):
     __slots__ = ("column", "initial", "separator")

@@ -12,16 +12,16 @@ import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString, CodedInpu
 
 import io.github.sparksuppress.RuntimeCompatibility
 import io.github.sparksuppress.connect.proto.{Aggregate, AggregateWindowed, JoinVersioned, Metrics, Suppress}
-import io.github.sparksuppress.python.PythonFacade
+import io.github.sparksuppress.wire.WireFacade
 
 /**
  * The Spark Connect transport of the Python API, behind the relation plugin that each Spark line's shim declares
  * ([[SparkSuppressRelationPlugin]]; register it with
  * `spark.connect.extensions.relation.classes=io.github.sparksuppress.connect.SparkSuppressRelationPlugin`).
  *
- * Each message carries its input relation(s) and the same JSON spec the py4j transport passes; the relations become
- * DataFrames through the planner and then go through [[PythonFacade]] exactly as a classic session's calls do, so
- * validation and config translation exist once.
+ * Each message carries its input relation(s) and the same spec bytes the py4j transport passes; the relations become
+ * DataFrames through the planner and then go through [[WireFacade]] exactly as a classic session's calls do, so
+ * decoding, validation and config translation exist once.
  */
 object SparkSuppressRelations {
 
@@ -31,32 +31,32 @@ object SparkSuppressRelations {
     if (any.is(classOf[Suppress])) ConnectSupport.nested("Suppress") {
       val m = message(any, "Suppress", Suppress.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient("Suppress", m.getClientVersion)
-      Some(logical(PythonFacade.suppress(frame(planner, m.getInput, "Suppress.input"), m.getSpecJson)))
+      Some(logical(WireFacade.suppress(frame(planner, m.getInput, "Suppress.input"), m.getSpec.toByteArray)))
     }
     else if (any.is(classOf[AggregateWindowed])) ConnectSupport.nested("AggregateWindowed") {
       val m = message(any, "AggregateWindowed", AggregateWindowed.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient("AggregateWindowed", m.getClientVersion)
       val input = frame(planner, m.getInput, "AggregateWindowed.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "AggregateWindowed.aggregations")).asJava
-      Some(logical(PythonFacade.aggregateWindowed(input, m.getSpecJson, aggregations)))
+      Some(logical(WireFacade.aggregateWindowed(input, m.getSpec.toByteArray, aggregations)))
     }
     else if (any.is(classOf[Aggregate])) ConnectSupport.nested("Aggregate") {
       val m = message(any, "Aggregate", Aggregate.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient("Aggregate", m.getClientVersion)
       val input = frame(planner, m.getInput, "Aggregate.input")
       val aggregations = m.getAggregationsList.asScala.map(column(planner, _, "Aggregate.aggregations")).asJava
-      Some(logical(PythonFacade.aggregate(input, m.getSpecJson, aggregations)))
+      Some(logical(WireFacade.aggregate(input, m.getSpec.toByteArray, aggregations)))
     }
     else if (any.is(classOf[JoinVersioned])) ConnectSupport.nested("JoinVersioned") {
       val m = message(any, "JoinVersioned", JoinVersioned.parseFrom(_: CodedInputStream))
       ConnectSupport.checkClient("JoinVersioned", m.getClientVersion)
       val initial = if (m.getInitialVersions.isEmpty) null
       else frame(planner, m.getInitialVersions, "JoinVersioned.initial_versions")
-      Some(logical(PythonFacade.joinVersioned(
+      Some(logical(WireFacade.joinVersioned(
         frame(planner, m.getStream, "JoinVersioned.stream"),
         frame(planner, m.getTable, "JoinVersioned.table"),
         initial,
-        m.getSpecJson
+        m.getSpec.toByteArray
       )))
     }
     else if (any.is(classOf[Metrics])) ConnectSupport.nested("Metrics") {
@@ -213,12 +213,12 @@ private[connect] object ConnectSupport {
     }
 
   /**
-   * The metrics document of PythonFacade.metrics for the operators observed under `observationNames`: a Connect
-   * client cannot hand over the query object, so it names what the query's progress reports observed. Only the asking
+   * The metrics document of WireFacade.metrics for the operators observed under `observationNames`: a Connect client
+   * cannot hand over the query object, so it names what the query's progress reports observed. Only the asking
    * session's operators answer: the server is shared by other users' sessions.
    */
   def metrics(planner: SparkConnectPlanner, observationNames: Seq[String]): LogicalPlan = {
-    val json = PythonFacade.metricsOfObservations(session(planner), observationNames.asJava)
+    val json = WireFacade.metricsOfObservations(session(planner), observationNames.asJava)
     val schema = StructType(Seq(StructField("metrics", StringType, nullable = false)))
     session(planner).createDataFrame(java.util.Collections.singletonList(Row(json)), schema).queryExecution.logical
   }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.sparkproject.connect.protobuf.{Any => ProtoAny, CodedInputStream}
 
 import io.github.sparksuppress.connect.proto.StringFold
-import io.github.sparksuppress.python.PythonFacade
+import io.github.sparksuppress.wire.WireFacade
 
 /**
  * `ss.string_fold` on Spark Connect, behind the expression plugin each Spark line's shim declares
@@ -21,7 +21,7 @@ object StringFoldExpressions {
     else ConnectSupport.nested("StringFold") {
       val m = ConnectSupport.message(any, "StringFold", StringFold.parseFrom(_: CodedInputStream))
       val column = ConnectSupport.column(planner, m.getColumn, "StringFold.column")
-      Some(ExpressionColumns.expression(PythonFacade.stringFold(column, m.getInitial, m.getSeparator)))
+      Some(ExpressionColumns.expression(WireFacade.stringFold(column, m.getInitial, m.getSeparator)))
     }
   }
 }

@@ -22,8 +22,8 @@ private static final long serialVersionUID = 0L;
   private Aggregate() {
     input_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
     aggregations_ = java.util.Collections.emptyList();
-    specJson_ = "";
     clientVersion_ = "";
+    spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
   }
 
   @java.lang.Override
@@ -101,53 +101,6 @@ private static final long serialVersionUID = 0L;
     return aggregations_.get(index);
   }
 
-  public static final int SPEC_JSON_FIELD_NUMBER = 3;
-  @SuppressWarnings("serial")
-  private volatile java.lang.Object specJson_ = "";
-  /**
-   * <pre>
-   * PythonFacade.aggregate's spec
-   * </pre>
-   *
-   * <code>string spec_json = 3;</code>
-   * @return The specJson.
-   */
-  @java.lang.Override
-  public java.lang.String getSpecJson() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      return (java.lang.String) ref;
-    } else {
-      org.sparkproject.connect.protobuf.ByteString bs = 
-          (org.sparkproject.connect.protobuf.ByteString) ref;
-      java.lang.String s = bs.toStringUtf8();
-      specJson_ = s;
-      return s;
-    }
-  }
-  /**
-   * <pre>
-   * PythonFacade.aggregate's spec
-   * </pre>
-   *
-   * <code>string spec_json = 3;</code>
-   * @return The bytes for specJson.
-   */
-  @java.lang.Override
-  public org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      org.sparkproject.connect.protobuf.ByteString b = 
-          org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-              (java.lang.String) ref);
-      specJson_ = b;
-      return b;
-    } else {
-      return (org.sparkproject.connect.protobuf.ByteString) ref;
-    }
-  }
-
   public static final int CLIENT_VERSION_FIELD_NUMBER = 4;
   @SuppressWarnings("serial")
   private volatile java.lang.Object clientVersion_ = "";
@@ -187,6 +140,21 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SPEC_FIELD_NUMBER = 5;
+  private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+  /**
+   * <pre>
+   * spark_suppress.spec.AggregateSpec
+   * </pre>
+   *
+   * <code>bytes spec = 5;</code>
+   * @return The spec.
+   */
+  @java.lang.Override
+  public org.sparkproject.connect.protobuf.ByteString getSpec() {
+    return spec_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -207,11 +175,11 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < aggregations_.size(); i++) {
       output.writeBytes(2, aggregations_.get(i));
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 3, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 4, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      output.writeBytes(5, spec_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -235,11 +203,12 @@ private static final long serialVersionUID = 0L;
       size += dataSize;
       size += 1 * getAggregationsList().size();
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(3, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(4, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      size += org.sparkproject.connect.protobuf.CodedOutputStream
+        .computeBytesSize(5, spec_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -260,10 +229,10 @@ private static final long serialVersionUID = 0L;
         .equals(other.getInput())) return false;
     if (!getAggregationsList()
         .equals(other.getAggregationsList())) return false;
-    if (!getSpecJson()
-        .equals(other.getSpecJson())) return false;
     if (!getClientVersion()
         .equals(other.getClientVersion())) return false;
+    if (!getSpec()
+        .equals(other.getSpec())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -281,10 +250,10 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + AGGREGATIONS_FIELD_NUMBER;
       hash = (53 * hash) + getAggregationsList().hashCode();
     }
-    hash = (37 * hash) + SPEC_JSON_FIELD_NUMBER;
-    hash = (53 * hash) + getSpecJson().hashCode();
     hash = (37 * hash) + CLIENT_VERSION_FIELD_NUMBER;
     hash = (53 * hash) + getClientVersion().hashCode();
+    hash = (37 * hash) + SPEC_FIELD_NUMBER;
+    hash = (53 * hash) + getSpec().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -422,8 +391,8 @@ private static final long serialVersionUID = 0L;
       bitField0_ = 0;
       input_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       aggregations_ = java.util.Collections.emptyList();
-      specJson_ = "";
       clientVersion_ = "";
+      spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       return this;
     }
 
@@ -470,10 +439,10 @@ private static final long serialVersionUID = 0L;
         result.input_ = input_;
       }
       if (((from_bitField0_ & 0x00000004) != 0)) {
-        result.specJson_ = specJson_;
+        result.clientVersion_ = clientVersion_;
       }
       if (((from_bitField0_ & 0x00000008) != 0)) {
-        result.clientVersion_ = clientVersion_;
+        result.spec_ = spec_;
       }
     }
 
@@ -534,15 +503,13 @@ private static final long serialVersionUID = 0L;
         }
         onChanged();
       }
-      if (!other.getSpecJson().isEmpty()) {
-        specJson_ = other.specJson_;
+      if (!other.getClientVersion().isEmpty()) {
+        clientVersion_ = other.clientVersion_;
         bitField0_ |= 0x00000004;
         onChanged();
       }
-      if (!other.getClientVersion().isEmpty()) {
-        clientVersion_ = other.clientVersion_;
-        bitField0_ |= 0x00000008;
-        onChanged();
+      if (other.getSpec() != org.sparkproject.connect.protobuf.ByteString.EMPTY) {
+        setSpec(other.getSpec());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -581,16 +548,16 @@ private static final long serialVersionUID = 0L;
               aggregations_.add(v);
               break;
             } // case 18
-            case 26: {
-              specJson_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000004;
-              break;
-            } // case 26
             case 34: {
               clientVersion_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000008;
+              bitField0_ |= 0x00000004;
               break;
             } // case 34
+            case 42: {
+              spec_ = input.readBytes();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -761,98 +728,6 @@ private static final long serialVersionUID = 0L;
       return this;
     }
 
-    private java.lang.Object specJson_ = "";
-    /**
-     * <pre>
-     * PythonFacade.aggregate's spec
-     * </pre>
-     *
-     * <code>string spec_json = 3;</code>
-     * @return The specJson.
-     */
-    public java.lang.String getSpecJson() {
-      java.lang.Object ref = specJson_;
-      if (!(ref instanceof java.lang.String)) {
-        org.sparkproject.connect.protobuf.ByteString bs =
-            (org.sparkproject.connect.protobuf.ByteString) ref;
-        java.lang.String s = bs.toStringUtf8();
-        specJson_ = s;
-        return s;
-      } else {
-        return (java.lang.String) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.aggregate's spec
-     * </pre>
-     *
-     * <code>string spec_json = 3;</code>
-     * @return The bytes for specJson.
-     */
-    public org.sparkproject.connect.protobuf.ByteString
-        getSpecJsonBytes() {
-      java.lang.Object ref = specJson_;
-      if (ref instanceof String) {
-        org.sparkproject.connect.protobuf.ByteString b = 
-            org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-                (java.lang.String) ref);
-        specJson_ = b;
-        return b;
-      } else {
-        return (org.sparkproject.connect.protobuf.ByteString) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.aggregate's spec
-     * </pre>
-     *
-     * <code>string spec_json = 3;</code>
-     * @param value The specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJson(
-        java.lang.String value) {
-      if (value == null) { throw new NullPointerException(); }
-      specJson_ = value;
-      bitField0_ |= 0x00000004;
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.aggregate's spec
-     * </pre>
-     *
-     * <code>string spec_json = 3;</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearSpecJson() {
-      specJson_ = getDefaultInstance().getSpecJson();
-      bitField0_ = (bitField0_ & ~0x00000004);
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.aggregate's spec
-     * </pre>
-     *
-     * <code>string spec_json = 3;</code>
-     * @param value The bytes for specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJsonBytes(
-        org.sparkproject.connect.protobuf.ByteString value) {
-      if (value == null) { throw new NullPointerException(); }
-      checkByteStringIsUtf8(value);
-      specJson_ = value;
-      bitField0_ |= 0x00000004;
-      onChanged();
-      return this;
-    }
-
     private java.lang.Object clientVersion_ = "";
     /**
      * <code>string client_version = 4;</code>
@@ -896,7 +771,7 @@ private static final long serialVersionUID = 0L;
         java.lang.String value) {
       if (value == null) { throw new NullPointerException(); }
       clientVersion_ = value;
-      bitField0_ |= 0x00000008;
+      bitField0_ |= 0x00000004;
       onChanged();
       return this;
     }
@@ -906,7 +781,7 @@ private static final long serialVersionUID = 0L;
      */
     public Builder clearClientVersion() {
       clientVersion_ = getDefaultInstance().getClientVersion();
-      bitField0_ = (bitField0_ & ~0x00000008);
+      bitField0_ = (bitField0_ & ~0x00000004);
       onChanged();
       return this;
     }
@@ -920,7 +795,51 @@ private static final long serialVersionUID = 0L;
       if (value == null) { throw new NullPointerException(); }
       checkByteStringIsUtf8(value);
       clientVersion_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+
+    private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+    /**
+     * <pre>
+     * spark_suppress.spec.AggregateSpec
+     * </pre>
+     *
+     * <code>bytes spec = 5;</code>
+     * @return The spec.
+     */
+    @java.lang.Override
+    public org.sparkproject.connect.protobuf.ByteString getSpec() {
+      return spec_;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.AggregateSpec
+     * </pre>
+     *
+     * <code>bytes spec = 5;</code>
+     * @param value The spec to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSpec(org.sparkproject.connect.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      spec_ = value;
       bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.AggregateSpec
+     * </pre>
+     *
+     * <code>bytes spec = 5;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSpec() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      spec_ = getDefaultInstance().getSpec();
       onChanged();
       return this;
     }

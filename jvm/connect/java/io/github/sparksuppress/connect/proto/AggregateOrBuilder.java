@@ -47,26 +47,6 @@ public interface AggregateOrBuilder extends
   org.sparkproject.connect.protobuf.ByteString getAggregations(int index);
 
   /**
-   * <pre>
-   * PythonFacade.aggregate's spec
-   * </pre>
-   *
-   * <code>string spec_json = 3;</code>
-   * @return The specJson.
-   */
-  java.lang.String getSpecJson();
-  /**
-   * <pre>
-   * PythonFacade.aggregate's spec
-   * </pre>
-   *
-   * <code>string spec_json = 3;</code>
-   * @return The bytes for specJson.
-   */
-  org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes();
-
-  /**
    * <code>string client_version = 4;</code>
    * @return The clientVersion.
    */
@@ -77,4 +57,14 @@ public interface AggregateOrBuilder extends
    */
   org.sparkproject.connect.protobuf.ByteString
       getClientVersionBytes();
+
+  /**
+   * <pre>
+   * spark_suppress.spec.AggregateSpec
+   * </pre>
+   *
+   * <code>bytes spec = 5;</code>
+   * @return The spec.
+   */
+  org.sparkproject.connect.protobuf.ByteString getSpec();
 }

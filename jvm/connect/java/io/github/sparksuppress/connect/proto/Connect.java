@@ -54,21 +54,22 @@ public final class Connect {
   static {
     java.lang.String[] descriptorData = {
       "\n\034spark_suppress/connect.proto\022\026spark_su" +
-      "ppress.connect\"D\n\010Suppress\022\r\n\005input\030\001 \001(" +
-      "\014\022\021\n\tspec_json\030\002 \001(\t\022\026\n\016client_version\030\003" +
-      " \001(\t\"c\n\021AggregateWindowed\022\r\n\005input\030\001 \001(\014" +
-      "\022\024\n\014aggregations\030\002 \003(\014\022\021\n\tspec_json\030\003 \001(" +
-      "\t\022\026\n\016client_version\030\004 \001(\t\"[\n\tAggregate\022\r" +
-      "\n\005input\030\001 \001(\014\022\024\n\014aggregations\030\002 \003(\014\022\021\n\ts" +
-      "pec_json\030\003 \001(\t\022\026\n\016client_version\030\004 \001(\t\"s" +
-      "\n\rJoinVersioned\022\016\n\006stream\030\001 \001(\014\022\r\n\005table" +
-      "\030\002 \001(\014\022\030\n\020initial_versions\030\003 \001(\014\022\021\n\tspec" +
-      "_json\030\004 \001(\t\022\026\n\016client_version\030\005 \001(\t\"@\n\nS" +
-      "tringFold\022\016\n\006column\030\001 \001(\014\022\017\n\007initial\030\002 \001" +
-      "(\t\022\021\n\tseparator\030\003 \001(\t\"<\n\007Metrics\022\031\n\021obse" +
-      "rvation_names\030\001 \003(\t\022\026\n\016client_version\030\002 " +
-      "\001(\tB)\n%io.github.sparksuppress.connect.p" +
-      "rotoP\001b\006proto3"
+      "ppress.connect\"P\n\010Suppress\022\r\n\005input\030\001 \001(" +
+      "\014\022\026\n\016client_version\030\003 \001(\t\022\014\n\004spec\030\004 \001(\014J" +
+      "\004\010\002\020\003R\tspec_json\"o\n\021AggregateWindowed\022\r\n" +
+      "\005input\030\001 \001(\014\022\024\n\014aggregations\030\002 \003(\014\022\026\n\016cl" +
+      "ient_version\030\004 \001(\t\022\014\n\004spec\030\005 \001(\014J\004\010\003\020\004R\t" +
+      "spec_json\"g\n\tAggregate\022\r\n\005input\030\001 \001(\014\022\024\n" +
+      "\014aggregations\030\002 \003(\014\022\026\n\016client_version\030\004 " +
+      "\001(\t\022\014\n\004spec\030\005 \001(\014J\004\010\003\020\004R\tspec_json\"\177\n\rJo" +
+      "inVersioned\022\016\n\006stream\030\001 \001(\014\022\r\n\005table\030\002 \001" +
+      "(\014\022\030\n\020initial_versions\030\003 \001(\014\022\026\n\016client_v" +
+      "ersion\030\005 \001(\t\022\014\n\004spec\030\006 \001(\014J\004\010\004\020\005R\tspec_j" +
+      "son\"@\n\nStringFold\022\016\n\006column\030\001 \001(\014\022\017\n\007ini" +
+      "tial\030\002 \001(\t\022\021\n\tseparator\030\003 \001(\t\"<\n\007Metrics" +
+      "\022\031\n\021observation_names\030\001 \003(\t\022\026\n\016client_ve" +
+      "rsion\030\002 \001(\tB)\n%io.github.sparksuppress.c" +
+      "onnect.protoP\001b\006proto3"
     };
     descriptor = org.sparkproject.connect.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -79,25 +80,25 @@ public final class Connect {
     internal_static_spark_suppress_connect_Suppress_fieldAccessorTable = new
       org.sparkproject.connect.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_spark_suppress_connect_Suppress_descriptor,
-        new java.lang.String[] { "Input", "SpecJson", "ClientVersion", });
+        new java.lang.String[] { "Input", "ClientVersion", "Spec", });
     internal_static_spark_suppress_connect_AggregateWindowed_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_spark_suppress_connect_AggregateWindowed_fieldAccessorTable = new
       org.sparkproject.connect.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_spark_suppress_connect_AggregateWindowed_descriptor,
-        new java.lang.String[] { "Input", "Aggregations", "SpecJson", "ClientVersion", });
+        new java.lang.String[] { "Input", "Aggregations", "ClientVersion", "Spec", });
     internal_static_spark_suppress_connect_Aggregate_descriptor =
       getDescriptor().getMessageTypes().get(2);
     internal_static_spark_suppress_connect_Aggregate_fieldAccessorTable = new
       org.sparkproject.connect.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_spark_suppress_connect_Aggregate_descriptor,
-        new java.lang.String[] { "Input", "Aggregations", "SpecJson", "ClientVersion", });
+        new java.lang.String[] { "Input", "Aggregations", "ClientVersion", "Spec", });
     internal_static_spark_suppress_connect_JoinVersioned_descriptor =
       getDescriptor().getMessageTypes().get(3);
     internal_static_spark_suppress_connect_JoinVersioned_fieldAccessorTable = new
       org.sparkproject.connect.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_spark_suppress_connect_JoinVersioned_descriptor,
-        new java.lang.String[] { "Stream", "Table", "InitialVersions", "SpecJson", "ClientVersion", });
+        new java.lang.String[] { "Stream", "Table", "InitialVersions", "ClientVersion", "Spec", });
     internal_static_spark_suppress_connect_StringFold_descriptor =
       getDescriptor().getMessageTypes().get(4);
     internal_static_spark_suppress_connect_StringFold_fieldAccessorTable = new

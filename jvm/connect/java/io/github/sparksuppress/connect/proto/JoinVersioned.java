@@ -23,8 +23,8 @@ private static final long serialVersionUID = 0L;
     stream_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
     table_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
     initialVersions_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
-    specJson_ = "";
     clientVersion_ = "";
+    spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
   }
 
   @java.lang.Override
@@ -92,53 +92,6 @@ private static final long serialVersionUID = 0L;
     return initialVersions_;
   }
 
-  public static final int SPEC_JSON_FIELD_NUMBER = 4;
-  @SuppressWarnings("serial")
-  private volatile java.lang.Object specJson_ = "";
-  /**
-   * <pre>
-   * PythonFacade.joinVersioned's spec
-   * </pre>
-   *
-   * <code>string spec_json = 4;</code>
-   * @return The specJson.
-   */
-  @java.lang.Override
-  public java.lang.String getSpecJson() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      return (java.lang.String) ref;
-    } else {
-      org.sparkproject.connect.protobuf.ByteString bs = 
-          (org.sparkproject.connect.protobuf.ByteString) ref;
-      java.lang.String s = bs.toStringUtf8();
-      specJson_ = s;
-      return s;
-    }
-  }
-  /**
-   * <pre>
-   * PythonFacade.joinVersioned's spec
-   * </pre>
-   *
-   * <code>string spec_json = 4;</code>
-   * @return The bytes for specJson.
-   */
-  @java.lang.Override
-  public org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      org.sparkproject.connect.protobuf.ByteString b = 
-          org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-              (java.lang.String) ref);
-      specJson_ = b;
-      return b;
-    } else {
-      return (org.sparkproject.connect.protobuf.ByteString) ref;
-    }
-  }
-
   public static final int CLIENT_VERSION_FIELD_NUMBER = 5;
   @SuppressWarnings("serial")
   private volatile java.lang.Object clientVersion_ = "";
@@ -178,6 +131,21 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SPEC_FIELD_NUMBER = 6;
+  private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+  /**
+   * <pre>
+   * spark_suppress.spec.JoinVersionedSpec
+   * </pre>
+   *
+   * <code>bytes spec = 6;</code>
+   * @return The spec.
+   */
+  @java.lang.Override
+  public org.sparkproject.connect.protobuf.ByteString getSpec() {
+    return spec_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -201,11 +169,11 @@ private static final long serialVersionUID = 0L;
     if (!initialVersions_.isEmpty()) {
       output.writeBytes(3, initialVersions_);
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 4, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 5, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      output.writeBytes(6, spec_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -228,11 +196,12 @@ private static final long serialVersionUID = 0L;
       size += org.sparkproject.connect.protobuf.CodedOutputStream
         .computeBytesSize(3, initialVersions_);
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(4, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(5, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      size += org.sparkproject.connect.protobuf.CodedOutputStream
+        .computeBytesSize(6, spec_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -255,10 +224,10 @@ private static final long serialVersionUID = 0L;
         .equals(other.getTable())) return false;
     if (!getInitialVersions()
         .equals(other.getInitialVersions())) return false;
-    if (!getSpecJson()
-        .equals(other.getSpecJson())) return false;
     if (!getClientVersion()
         .equals(other.getClientVersion())) return false;
+    if (!getSpec()
+        .equals(other.getSpec())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -276,10 +245,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getTable().hashCode();
     hash = (37 * hash) + INITIAL_VERSIONS_FIELD_NUMBER;
     hash = (53 * hash) + getInitialVersions().hashCode();
-    hash = (37 * hash) + SPEC_JSON_FIELD_NUMBER;
-    hash = (53 * hash) + getSpecJson().hashCode();
     hash = (37 * hash) + CLIENT_VERSION_FIELD_NUMBER;
     hash = (53 * hash) + getClientVersion().hashCode();
+    hash = (37 * hash) + SPEC_FIELD_NUMBER;
+    hash = (53 * hash) + getSpec().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -418,8 +387,8 @@ private static final long serialVersionUID = 0L;
       stream_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       table_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       initialVersions_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
-      specJson_ = "";
       clientVersion_ = "";
+      spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       return this;
     }
 
@@ -463,10 +432,10 @@ private static final long serialVersionUID = 0L;
         result.initialVersions_ = initialVersions_;
       }
       if (((from_bitField0_ & 0x00000008) != 0)) {
-        result.specJson_ = specJson_;
+        result.clientVersion_ = clientVersion_;
       }
       if (((from_bitField0_ & 0x00000010) != 0)) {
-        result.clientVersion_ = clientVersion_;
+        result.spec_ = spec_;
       }
     }
 
@@ -523,15 +492,13 @@ private static final long serialVersionUID = 0L;
       if (other.getInitialVersions() != org.sparkproject.connect.protobuf.ByteString.EMPTY) {
         setInitialVersions(other.getInitialVersions());
       }
-      if (!other.getSpecJson().isEmpty()) {
-        specJson_ = other.specJson_;
+      if (!other.getClientVersion().isEmpty()) {
+        clientVersion_ = other.clientVersion_;
         bitField0_ |= 0x00000008;
         onChanged();
       }
-      if (!other.getClientVersion().isEmpty()) {
-        clientVersion_ = other.clientVersion_;
-        bitField0_ |= 0x00000010;
-        onChanged();
+      if (other.getSpec() != org.sparkproject.connect.protobuf.ByteString.EMPTY) {
+        setSpec(other.getSpec());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -574,16 +541,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
-            case 34: {
-              specJson_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000008;
-              break;
-            } // case 34
             case 42: {
               clientVersion_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000010;
+              bitField0_ |= 0x00000008;
               break;
             } // case 42
+            case 50: {
+              spec_ = input.readBytes();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -733,98 +700,6 @@ private static final long serialVersionUID = 0L;
       return this;
     }
 
-    private java.lang.Object specJson_ = "";
-    /**
-     * <pre>
-     * PythonFacade.joinVersioned's spec
-     * </pre>
-     *
-     * <code>string spec_json = 4;</code>
-     * @return The specJson.
-     */
-    public java.lang.String getSpecJson() {
-      java.lang.Object ref = specJson_;
-      if (!(ref instanceof java.lang.String)) {
-        org.sparkproject.connect.protobuf.ByteString bs =
-            (org.sparkproject.connect.protobuf.ByteString) ref;
-        java.lang.String s = bs.toStringUtf8();
-        specJson_ = s;
-        return s;
-      } else {
-        return (java.lang.String) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.joinVersioned's spec
-     * </pre>
-     *
-     * <code>string spec_json = 4;</code>
-     * @return The bytes for specJson.
-     */
-    public org.sparkproject.connect.protobuf.ByteString
-        getSpecJsonBytes() {
-      java.lang.Object ref = specJson_;
-      if (ref instanceof String) {
-        org.sparkproject.connect.protobuf.ByteString b = 
-            org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-                (java.lang.String) ref);
-        specJson_ = b;
-        return b;
-      } else {
-        return (org.sparkproject.connect.protobuf.ByteString) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.joinVersioned's spec
-     * </pre>
-     *
-     * <code>string spec_json = 4;</code>
-     * @param value The specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJson(
-        java.lang.String value) {
-      if (value == null) { throw new NullPointerException(); }
-      specJson_ = value;
-      bitField0_ |= 0x00000008;
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.joinVersioned's spec
-     * </pre>
-     *
-     * <code>string spec_json = 4;</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearSpecJson() {
-      specJson_ = getDefaultInstance().getSpecJson();
-      bitField0_ = (bitField0_ & ~0x00000008);
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.joinVersioned's spec
-     * </pre>
-     *
-     * <code>string spec_json = 4;</code>
-     * @param value The bytes for specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJsonBytes(
-        org.sparkproject.connect.protobuf.ByteString value) {
-      if (value == null) { throw new NullPointerException(); }
-      checkByteStringIsUtf8(value);
-      specJson_ = value;
-      bitField0_ |= 0x00000008;
-      onChanged();
-      return this;
-    }
-
     private java.lang.Object clientVersion_ = "";
     /**
      * <code>string client_version = 5;</code>
@@ -868,7 +743,7 @@ private static final long serialVersionUID = 0L;
         java.lang.String value) {
       if (value == null) { throw new NullPointerException(); }
       clientVersion_ = value;
-      bitField0_ |= 0x00000010;
+      bitField0_ |= 0x00000008;
       onChanged();
       return this;
     }
@@ -878,7 +753,7 @@ private static final long serialVersionUID = 0L;
      */
     public Builder clearClientVersion() {
       clientVersion_ = getDefaultInstance().getClientVersion();
-      bitField0_ = (bitField0_ & ~0x00000010);
+      bitField0_ = (bitField0_ & ~0x00000008);
       onChanged();
       return this;
     }
@@ -892,7 +767,51 @@ private static final long serialVersionUID = 0L;
       if (value == null) { throw new NullPointerException(); }
       checkByteStringIsUtf8(value);
       clientVersion_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+
+    private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+    /**
+     * <pre>
+     * spark_suppress.spec.JoinVersionedSpec
+     * </pre>
+     *
+     * <code>bytes spec = 6;</code>
+     * @return The spec.
+     */
+    @java.lang.Override
+    public org.sparkproject.connect.protobuf.ByteString getSpec() {
+      return spec_;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.JoinVersionedSpec
+     * </pre>
+     *
+     * <code>bytes spec = 6;</code>
+     * @param value The spec to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSpec(org.sparkproject.connect.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      spec_ = value;
       bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.JoinVersionedSpec
+     * </pre>
+     *
+     * <code>bytes spec = 6;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSpec() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      spec_ = getDefaultInstance().getSpec();
       onChanged();
       return this;
     }

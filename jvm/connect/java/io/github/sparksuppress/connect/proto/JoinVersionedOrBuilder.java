@@ -38,26 +38,6 @@ public interface JoinVersionedOrBuilder extends
   org.sparkproject.connect.protobuf.ByteString getInitialVersions();
 
   /**
-   * <pre>
-   * PythonFacade.joinVersioned's spec
-   * </pre>
-   *
-   * <code>string spec_json = 4;</code>
-   * @return The specJson.
-   */
-  java.lang.String getSpecJson();
-  /**
-   * <pre>
-   * PythonFacade.joinVersioned's spec
-   * </pre>
-   *
-   * <code>string spec_json = 4;</code>
-   * @return The bytes for specJson.
-   */
-  org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes();
-
-  /**
    * <code>string client_version = 5;</code>
    * @return The clientVersion.
    */
@@ -68,4 +48,14 @@ public interface JoinVersionedOrBuilder extends
    */
   org.sparkproject.connect.protobuf.ByteString
       getClientVersionBytes();
+
+  /**
+   * <pre>
+   * spark_suppress.spec.JoinVersionedSpec
+   * </pre>
+   *
+   * <code>bytes spec = 6;</code>
+   * @return The spec.
+   */
+  org.sparkproject.connect.protobuf.ByteString getSpec();
 }

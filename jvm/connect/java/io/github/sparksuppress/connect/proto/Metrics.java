@@ -6,7 +6,7 @@ package io.github.sparksuppress.connect.proto;
 /**
  * <pre>
  * ss.metrics(query): the metrics of the named operators (found by the client in the query's progress reports), as
- * one row with one JSON string column, the document PythonFacade.metrics returns.
+ * one row with one JSON string column, the document WireFacade.metrics returns.
  * </pre>
  *
  * Protobuf type {@code spark_suppress.connect.Metrics}
@@ -298,7 +298,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * ss.metrics(query): the metrics of the named operators (found by the client in the query's progress reports), as
-   * one row with one JSON string column, the document PythonFacade.metrics returns.
+   * one row with one JSON string column, the document WireFacade.metrics returns.
    * </pre>
    *
    * Protobuf type {@code spark_suppress.connect.Metrics}

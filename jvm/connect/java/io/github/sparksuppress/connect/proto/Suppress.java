@@ -21,8 +21,8 @@ private static final long serialVersionUID = 0L;
   }
   private Suppress() {
     input_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
-    specJson_ = "";
     clientVersion_ = "";
+    spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
   }
 
   @java.lang.Override
@@ -58,53 +58,6 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public org.sparkproject.connect.protobuf.ByteString getInput() {
     return input_;
-  }
-
-  public static final int SPEC_JSON_FIELD_NUMBER = 2;
-  @SuppressWarnings("serial")
-  private volatile java.lang.Object specJson_ = "";
-  /**
-   * <pre>
-   * PythonFacade.suppress's spec
-   * </pre>
-   *
-   * <code>string spec_json = 2;</code>
-   * @return The specJson.
-   */
-  @java.lang.Override
-  public java.lang.String getSpecJson() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      return (java.lang.String) ref;
-    } else {
-      org.sparkproject.connect.protobuf.ByteString bs = 
-          (org.sparkproject.connect.protobuf.ByteString) ref;
-      java.lang.String s = bs.toStringUtf8();
-      specJson_ = s;
-      return s;
-    }
-  }
-  /**
-   * <pre>
-   * PythonFacade.suppress's spec
-   * </pre>
-   *
-   * <code>string spec_json = 2;</code>
-   * @return The bytes for specJson.
-   */
-  @java.lang.Override
-  public org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes() {
-    java.lang.Object ref = specJson_;
-    if (ref instanceof java.lang.String) {
-      org.sparkproject.connect.protobuf.ByteString b = 
-          org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-              (java.lang.String) ref);
-      specJson_ = b;
-      return b;
-    } else {
-      return (org.sparkproject.connect.protobuf.ByteString) ref;
-    }
   }
 
   public static final int CLIENT_VERSION_FIELD_NUMBER = 3;
@@ -146,6 +99,21 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SPEC_FIELD_NUMBER = 4;
+  private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+  /**
+   * <pre>
+   * spark_suppress.spec.SuppressSpec
+   * </pre>
+   *
+   * <code>bytes spec = 4;</code>
+   * @return The spec.
+   */
+  @java.lang.Override
+  public org.sparkproject.connect.protobuf.ByteString getSpec() {
+    return spec_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -163,11 +131,11 @@ private static final long serialVersionUID = 0L;
     if (!input_.isEmpty()) {
       output.writeBytes(1, input_);
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 2, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       org.sparkproject.connect.protobuf.GeneratedMessageV3.writeString(output, 3, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      output.writeBytes(4, spec_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -182,11 +150,12 @@ private static final long serialVersionUID = 0L;
       size += org.sparkproject.connect.protobuf.CodedOutputStream
         .computeBytesSize(1, input_);
     }
-    if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(specJson_)) {
-      size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(2, specJson_);
-    }
     if (!org.sparkproject.connect.protobuf.GeneratedMessageV3.isStringEmpty(clientVersion_)) {
       size += org.sparkproject.connect.protobuf.GeneratedMessageV3.computeStringSize(3, clientVersion_);
+    }
+    if (!spec_.isEmpty()) {
+      size += org.sparkproject.connect.protobuf.CodedOutputStream
+        .computeBytesSize(4, spec_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -205,10 +174,10 @@ private static final long serialVersionUID = 0L;
 
     if (!getInput()
         .equals(other.getInput())) return false;
-    if (!getSpecJson()
-        .equals(other.getSpecJson())) return false;
     if (!getClientVersion()
         .equals(other.getClientVersion())) return false;
+    if (!getSpec()
+        .equals(other.getSpec())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -222,10 +191,10 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + INPUT_FIELD_NUMBER;
     hash = (53 * hash) + getInput().hashCode();
-    hash = (37 * hash) + SPEC_JSON_FIELD_NUMBER;
-    hash = (53 * hash) + getSpecJson().hashCode();
     hash = (37 * hash) + CLIENT_VERSION_FIELD_NUMBER;
     hash = (53 * hash) + getClientVersion().hashCode();
+    hash = (37 * hash) + SPEC_FIELD_NUMBER;
+    hash = (53 * hash) + getSpec().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -362,8 +331,8 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       input_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
-      specJson_ = "";
       clientVersion_ = "";
+      spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
       return this;
     }
 
@@ -401,10 +370,10 @@ private static final long serialVersionUID = 0L;
         result.input_ = input_;
       }
       if (((from_bitField0_ & 0x00000002) != 0)) {
-        result.specJson_ = specJson_;
+        result.clientVersion_ = clientVersion_;
       }
       if (((from_bitField0_ & 0x00000004) != 0)) {
-        result.clientVersion_ = clientVersion_;
+        result.spec_ = spec_;
       }
     }
 
@@ -455,15 +424,13 @@ private static final long serialVersionUID = 0L;
       if (other.getInput() != org.sparkproject.connect.protobuf.ByteString.EMPTY) {
         setInput(other.getInput());
       }
-      if (!other.getSpecJson().isEmpty()) {
-        specJson_ = other.specJson_;
+      if (!other.getClientVersion().isEmpty()) {
+        clientVersion_ = other.clientVersion_;
         bitField0_ |= 0x00000002;
         onChanged();
       }
-      if (!other.getClientVersion().isEmpty()) {
-        clientVersion_ = other.clientVersion_;
-        bitField0_ |= 0x00000004;
-        onChanged();
+      if (other.getSpec() != org.sparkproject.connect.protobuf.ByteString.EMPTY) {
+        setSpec(other.getSpec());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -496,16 +463,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
-            case 18: {
-              specJson_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000002;
-              break;
-            } // case 18
             case 26: {
               clientVersion_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000004;
+              bitField0_ |= 0x00000002;
               break;
             } // case 26
+            case 34: {
+              spec_ = input.readBytes();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -567,98 +534,6 @@ private static final long serialVersionUID = 0L;
       return this;
     }
 
-    private java.lang.Object specJson_ = "";
-    /**
-     * <pre>
-     * PythonFacade.suppress's spec
-     * </pre>
-     *
-     * <code>string spec_json = 2;</code>
-     * @return The specJson.
-     */
-    public java.lang.String getSpecJson() {
-      java.lang.Object ref = specJson_;
-      if (!(ref instanceof java.lang.String)) {
-        org.sparkproject.connect.protobuf.ByteString bs =
-            (org.sparkproject.connect.protobuf.ByteString) ref;
-        java.lang.String s = bs.toStringUtf8();
-        specJson_ = s;
-        return s;
-      } else {
-        return (java.lang.String) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.suppress's spec
-     * </pre>
-     *
-     * <code>string spec_json = 2;</code>
-     * @return The bytes for specJson.
-     */
-    public org.sparkproject.connect.protobuf.ByteString
-        getSpecJsonBytes() {
-      java.lang.Object ref = specJson_;
-      if (ref instanceof String) {
-        org.sparkproject.connect.protobuf.ByteString b = 
-            org.sparkproject.connect.protobuf.ByteString.copyFromUtf8(
-                (java.lang.String) ref);
-        specJson_ = b;
-        return b;
-      } else {
-        return (org.sparkproject.connect.protobuf.ByteString) ref;
-      }
-    }
-    /**
-     * <pre>
-     * PythonFacade.suppress's spec
-     * </pre>
-     *
-     * <code>string spec_json = 2;</code>
-     * @param value The specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJson(
-        java.lang.String value) {
-      if (value == null) { throw new NullPointerException(); }
-      specJson_ = value;
-      bitField0_ |= 0x00000002;
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.suppress's spec
-     * </pre>
-     *
-     * <code>string spec_json = 2;</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearSpecJson() {
-      specJson_ = getDefaultInstance().getSpecJson();
-      bitField0_ = (bitField0_ & ~0x00000002);
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * PythonFacade.suppress's spec
-     * </pre>
-     *
-     * <code>string spec_json = 2;</code>
-     * @param value The bytes for specJson to set.
-     * @return This builder for chaining.
-     */
-    public Builder setSpecJsonBytes(
-        org.sparkproject.connect.protobuf.ByteString value) {
-      if (value == null) { throw new NullPointerException(); }
-      checkByteStringIsUtf8(value);
-      specJson_ = value;
-      bitField0_ |= 0x00000002;
-      onChanged();
-      return this;
-    }
-
     private java.lang.Object clientVersion_ = "";
     /**
      * <code>string client_version = 3;</code>
@@ -702,7 +577,7 @@ private static final long serialVersionUID = 0L;
         java.lang.String value) {
       if (value == null) { throw new NullPointerException(); }
       clientVersion_ = value;
-      bitField0_ |= 0x00000004;
+      bitField0_ |= 0x00000002;
       onChanged();
       return this;
     }
@@ -712,7 +587,7 @@ private static final long serialVersionUID = 0L;
      */
     public Builder clearClientVersion() {
       clientVersion_ = getDefaultInstance().getClientVersion();
-      bitField0_ = (bitField0_ & ~0x00000004);
+      bitField0_ = (bitField0_ & ~0x00000002);
       onChanged();
       return this;
     }
@@ -726,7 +601,51 @@ private static final long serialVersionUID = 0L;
       if (value == null) { throw new NullPointerException(); }
       checkByteStringIsUtf8(value);
       clientVersion_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+
+    private org.sparkproject.connect.protobuf.ByteString spec_ = org.sparkproject.connect.protobuf.ByteString.EMPTY;
+    /**
+     * <pre>
+     * spark_suppress.spec.SuppressSpec
+     * </pre>
+     *
+     * <code>bytes spec = 4;</code>
+     * @return The spec.
+     */
+    @java.lang.Override
+    public org.sparkproject.connect.protobuf.ByteString getSpec() {
+      return spec_;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.SuppressSpec
+     * </pre>
+     *
+     * <code>bytes spec = 4;</code>
+     * @param value The spec to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSpec(org.sparkproject.connect.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      spec_ = value;
       bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * spark_suppress.spec.SuppressSpec
+     * </pre>
+     *
+     * <code>bytes spec = 4;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSpec() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      spec_ = getDefaultInstance().getSpec();
       onChanged();
       return this;
     }

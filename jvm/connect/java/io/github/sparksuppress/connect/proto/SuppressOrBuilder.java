@@ -18,26 +18,6 @@ public interface SuppressOrBuilder extends
   org.sparkproject.connect.protobuf.ByteString getInput();
 
   /**
-   * <pre>
-   * PythonFacade.suppress's spec
-   * </pre>
-   *
-   * <code>string spec_json = 2;</code>
-   * @return The specJson.
-   */
-  java.lang.String getSpecJson();
-  /**
-   * <pre>
-   * PythonFacade.suppress's spec
-   * </pre>
-   *
-   * <code>string spec_json = 2;</code>
-   * @return The bytes for specJson.
-   */
-  org.sparkproject.connect.protobuf.ByteString
-      getSpecJsonBytes();
-
-  /**
    * <code>string client_version = 3;</code>
    * @return The clientVersion.
    */
@@ -48,4 +28,14 @@ public interface SuppressOrBuilder extends
    */
   org.sparkproject.connect.protobuf.ByteString
       getClientVersionBytes();
+
+  /**
+   * <pre>
+   * spark_suppress.spec.SuppressSpec
+   * </pre>
+   *
+   * <code>bytes spec = 4;</code>
+   * @return The spec.
+   */
+  org.sparkproject.connect.protobuf.ByteString getSpec();
 }

@@ -25,7 +25,7 @@ class ConnectPluginSuite extends AnyFunSuite {
   }
 
   test("a client of another version is refused before anything is planned, naming both versions") {
-    val message = Suppress.newBuilder().setInput(ByteString.EMPTY).setSpecJson("{}").setClientVersion("9.9.9").build()
+    val message = Suppress.newBuilder().setInput(ByteString.EMPTY).setClientVersion("9.9.9").build()
     val e = intercept[IllegalArgumentException](SparkSuppressRelations.transform(ProtoAny.pack(message), null))
     assert(e.getMessage.startsWith(ConnectSupport.VersionMismatchPrefix))
     assert(e.getMessage.contains(
@@ -41,10 +41,10 @@ class ConnectPluginSuite extends AnyFunSuite {
     // proto3 cannot tell an absent string from an empty one: both must be refused, for every message with the field.
     val server = RuntimeCompatibility.libraryVersion
     val messages = Seq(
-      "Suppress" -> Suppress.newBuilder().setInput(ByteString.EMPTY).setSpecJson("{}").setClientVersion("").build(),
-      "AggregateWindowed" -> AggregateWindowed.newBuilder().setSpecJson("{}").build(),
-      "Aggregate" -> Aggregate.newBuilder().setSpecJson("{}").build(),
-      "JoinVersioned" -> JoinVersioned.newBuilder().setSpecJson("{}").build(),
+      "Suppress" -> Suppress.newBuilder().setInput(ByteString.EMPTY).setClientVersion("").build(),
+      "AggregateWindowed" -> AggregateWindowed.newBuilder().setSpec(ByteString.copyFromUtf8("x")).build(),
+      "Aggregate" -> Aggregate.newBuilder().setSpec(ByteString.copyFromUtf8("x")).build(),
+      "JoinVersioned" -> JoinVersioned.newBuilder().setSpec(ByteString.copyFromUtf8("x")).build(),
       "Metrics" -> Metrics.newBuilder().addObservationNames("spark_suppress:x#1").build()
     )
     messages.foreach { case (kind, message) =>
@@ -71,24 +71,24 @@ class ConnectPluginSuite extends AnyFunSuite {
   test("no field of the plugin's messages can name a class to load or a file to read: each one is reviewed here") {
     // The review: the bytes fields are Spark's own Relation and Expression messages, which Spark's planner turns into
     // plans exactly as it does a DataFrame the same client builds (a data source, a file it may read: what the client
-    // could do without this plugin); spec_json goes to PythonFacade's strict reader, whose fields are column names,
-    // durations and choices among fixed names (no class, no path); versions and observation names are compared with
-    // the server's. A field added to connect.proto fails here until it is reviewed the same way.
+    // could do without this plugin); spec goes to SpecDecoder, whose messages hold column names, durations and
+    // enums (no class, no path; SpecDecoderSuite reviews spec.proto's fields); versions and observation names are
+    // compared with the server's. A field added to connect.proto fails here until it is reviewed the same way.
     val reviewed = Map(
-      "Suppress" -> Seq("input: BYTES", "spec_json: STRING", "client_version: STRING"),
+      "Suppress" -> Seq("input: BYTES", "client_version: STRING", "spec: BYTES"),
       "AggregateWindowed" -> Seq(
         "input: BYTES",
         "repeated aggregations: BYTES",
-        "spec_json: STRING",
-        "client_version: STRING"
+        "client_version: STRING",
+        "spec: BYTES"
       ),
-      "Aggregate" -> Seq("input: BYTES", "repeated aggregations: BYTES", "spec_json: STRING", "client_version: STRING"),
+      "Aggregate" -> Seq("input: BYTES", "repeated aggregations: BYTES", "client_version: STRING", "spec: BYTES"),
       "JoinVersioned" -> Seq(
         "stream: BYTES",
         "table: BYTES",
         "initial_versions: BYTES",
-        "spec_json: STRING",
-        "client_version: STRING"
+        "client_version: STRING",
+        "spec: BYTES"
       ),
       "StringFold" -> Seq("column: BYTES", "initial: STRING", "separator: STRING"),
       "Metrics" -> Seq("repeated observation_names: STRING", "client_version: STRING")

@@ -56,10 +56,4 @@ object Joined {
 
   /** Emits every stream record, with null table columns when the table has no value (Kafka's `leftJoin`). */
   def left(): Joined = Joined(JoinType.Left, None, None)
-
-  /** `inner()` or `left()` by name, as the Python API spells them (`how="inner"` or `how="left"`). */
-  def forHow(how: String): Joined = JoinType.fromName(how) match {
-    case JoinType.Inner => inner()
-    case JoinType.Left => left()
-  }
 }

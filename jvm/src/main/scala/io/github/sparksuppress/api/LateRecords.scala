@@ -18,17 +18,4 @@ object LateRecords {
 
   /** The name of the output column marking late rows. */
   val Column: String = ColumnNames.Late
-
-  /** `"drop"` or `"emit"`, as Python passes it. */
-  def fromName(name: String): LateRecords = name match {
-    case "drop" => Drop
-    case "emit" => Emit
-    case other =>
-      throw new IllegalArgumentException(Spelling.choose(
-        s"lateRecords must be LateRecords.Drop (Kafka's behaviour: late records are dropped and counted) or " +
-          s"LateRecords.Emit (they leave in the output, flagged in the column 'late'); got '$other'.",
-        s"""late must be "drop" (Kafka's behaviour: late records are dropped and counted) or "emit" (they """ +
-          s"leave in the output, flagged in the column 'late'); got '$other'."
-      ))
-  }
 }

@@ -13,10 +13,4 @@ object EntrySizeModel {
 
   /** Only the value columns' serialized sizes count (0 for a tombstone): the model of the KIP-328 tables. */
   case object ValueBytes extends EntrySizeModel("value_bytes")
-
-  def fromName(name: String): EntrySizeModel = name match {
-    case Kafka.name => Kafka
-    case ValueBytes.name => ValueBytes
-    case other => throw new IllegalArgumentException(s"sizeModel must be 'kafka' or 'value_bytes', got '$other'")
-  }
 }

@@ -13,10 +13,4 @@ object SuppressionClock {
    * event time stands still, but results depend on when batches run: not deterministic, not replayable.
    */
   case object ProcessingTime extends SuppressionClock("processing")
-
-  def fromName(name: String): SuppressionClock = name match {
-    case EventTime.name => EventTime
-    case ProcessingTime.name => ProcessingTime
-    case other => throw new IllegalArgumentException(s"clock must be 'event' or 'processing', got '$other'")
-  }
 }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.classic.{Dataset, SparkSession}
 
 /**
  * The Spark Connect plugin's access to Spark's `private[sql]` API: the planner hands it logical plans, and the
- * operators (through PythonFacade, the same entry points py4j calls) take DataFrames.
+ * operators (through WireFacade, the same entry points py4j calls) take DataFrames.
  */
 object ConnectPlans {
   def frame(session: SparkSession, plan: LogicalPlan): DataFrame = Dataset.ofRows(session, plan)
