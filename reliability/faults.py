@@ -51,6 +51,7 @@ class Submission:
         args: Sequence[str],
         log: str,
         conf: Optional[Dict[str, str]] = None,
+        queries: int = 1,
     ):
         confs = {
             "spark.executor.memory": "512m",
@@ -67,6 +68,7 @@ class Submission:
             cmd += ["--conf", f"{k}={v}"]
         cmd += [JOB, *args]
         env = dict(os.environ, **python_env(), SPARK_LOCAL_IP="127.0.0.1")
+        self.queries = queries  # how many queries the job runs at once
         self.lines: List[str] = []
         self.stamps: List[float] = []  # when each line arrived (time.monotonic), for the run's timings
         self.log = log
@@ -131,6 +133,11 @@ class Submission:
 
         def found():
             self._running(batch)
+            # Queries running at once go at their own pace (a Delta commit costs more than a Kafka write): the kill
+            # waits until each has finished a batch of this submission, so that it hits each after one that left
+            # records in its state.
+            if len({p["query"] for p in map(json.loads, self.tagged("PROGRESS"))}) < self.queries:
+                return None
             for job in get_json(url):
                 running = re.search(r"batch = (\d+)", job.get("description") or "")
                 if running and int(running.group(1)) >= batch and job.get("numActiveTasks", 0) > 0:
@@ -138,6 +145,26 @@ class Submission:
             return None
 
         return wait_until(found, seconds, f"micro-batch {batch} to run tasks", interval=0.02)
+
+    def batches_in_flight(self) -> Dict[str, int]:
+        """The micro-batch each started query is in now: the newest one of its running jobs (Spark's job description
+        is the query's name, then ``batch = N``), else the one after its last progress. A kill hits every query of the
+        application, each in its own batch."""
+        started = set(self.tagged("STARTED"))
+        found: Dict[str, int] = {}
+        for job in get_json(f"{self.ui()}/api/v1/applications/{self.app_id()}/jobs?status=running"):
+            description = job.get("description") or ""
+            running = re.search(r"batch = (\d+)", description)
+            query = description.split("\n", 1)[0].strip()
+            # Sinks run jobs of their own inside a batch, described after it ("Delta: cf-chain ...").
+            if running and query in started:
+                found[query] = max(found.get(query, -1), int(running.group(1)))
+        done: Dict[str, int] = {}
+        for p in map(json.loads, self.tagged("PROGRESS")):
+            done[p["query"]] = max(done.get(p["query"], -1), p["batch"])
+        for query in started:
+            found.setdefault(query, done.get(query, -1) + 1)
+        return found
 
     def _running(self, batch: int) -> bool:
         """True while spark-submit runs; fails with its log's tail once it has exited before ``batch`` ran."""
@@ -202,12 +229,26 @@ class Kill:
     delay_ms: int
     target: str = ""
     active_tasks: int = 0
-    state_rows_before: Optional[int] = None
+    # The batch each query of the application was in (several queries run at once: one per provider or sink)
+    batches: Dict[str, int] = field(default_factory=dict)
+    # The state rows each query held after the batch before the one the kill hit
+    rows_before: Dict[str, Optional[int]] = field(default_factory=dict)
     until_idle_s: Optional[float] = None  # driver kills: from the kill to a cluster ready for the resubmission
+
+    @property
+    def state_rows_before(self) -> Optional[int]:
+        """The fewest state rows a query held before the kill (None if one's progress is unknown): the kill counts only
+        if every query it hit held some."""
+        held = list(self.rows_before.values())
+        return None if not held or None in held else min(held)
 
     def describe(self) -> str:
         busy = f", {self.active_tasks} executor(s) running tasks" if self.kind == "executor" else ""
-        held = "" if self.state_rows_before is None else f", {self.state_rows_before} state rows held before it"
+        held = ""
+        if self.rows_before:
+            held = ", state rows held before it: " + ", ".join(
+                f"{q} {n} (batch {self.batches[q]})" for q, n in sorted(self.rows_before.items())
+            )
         idle = "" if self.until_idle_s is None else f", cluster idle {self.until_idle_s} s after it"
         return f"{self.kind} kill in batch {self.batch} (+{self.delay_ms} ms, {self.target}{busy}{held}{idle})"
 
@@ -232,6 +273,7 @@ def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.
     # The kill must find a task running: if the delay fell between two stages, it waits for the next task.
     busy = wait_until(sub.busy_executors, 300, f"an executor running a task after batch {kill.batch}", interval=0.02)
     victim = rnd.choice(busy)
+    kill.batches = sub.batches_in_flight()
     pid = cluster.kill_executor(sub.app_id(), victim)
     kill.target, kill.active_tasks = f"executor {victim} pid {pid}", len(busy)
 
@@ -239,6 +281,7 @@ def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.
 def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
     kill.batch = sub.running_batch_with_tasks(kill.batch)
     time.sleep(kill.delay_ms / 1000)
+    kill.batches = sub.batches_in_flight()
     killed = time.monotonic()
     python = children(sub.process.pid)
     sub.process.send_signal(signal.SIGKILL)
@@ -257,39 +300,46 @@ def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
 
 
 def run_with_kills(
-    cluster: Cluster, jars: Sequence[str], args: Sequence[str], log_prefix: str, plan: Plan, rnd: random.Random
+    cluster: Cluster,
+    jars: Sequence[str],
+    args: Sequence[str],
+    log_prefix: str,
+    plan: Plan,
+    rnd: random.Random,
+    queries: int = 1,
 ) -> dict:
     """Runs the job, killing as planned; after a driver kill the job is submitted again from the same checkpoint.
+    ``queries``: how many queries the job runs at once (each kill waits until every one has finished a batch).
     Returns the last submission's output rows ("rows" for a job of one operator, "results" by operator) with the kills,
     the batch progress seen (in all, and per query) and each submission's timings added."""
     submissions: List[Submission] = []
     try:
-        sub = Submission(cluster, jars, args, f"{log_prefix}-0.log")
+        sub = Submission(cluster, jars, args, f"{log_prefix}-0.log", queries=queries)
         submissions.append(sub)
         for kill in plan.kills:
             if kill.kind == "executor":
                 kill_executor_in(sub, cluster, kill, rnd)
             else:
                 kill_driver_in(sub, cluster, kill)
-                sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log")
+                sub = Submission(cluster, jars, args, f"{log_prefix}-{len(submissions)}.log", queries=queries)
                 submissions.append(sub)
             print(kill.describe(), flush=True)
         results = sub.results()
         result: dict = {"results": results, "rows": next(iter(results.values())) if len(results) == 1 else None}
-        progress: Dict[int, dict] = {}
+        # Per query (the job names each cf-<lane>): an application runs several, one after another or at once.
+        progress: Dict[tuple, dict] = {}
         for s in submissions:
-            progress.update(s.progress())
+            progress.update(((p["query"], p["batch"]), p) for p in map(json.loads, s.tagged("PROGRESS")))
         for kill in plan.kills:
-            before = progress.get(kill.batch - 1)
-            kill.state_rows_before = sum(before["state_rows"]) if before else None
+            for query, batch in kill.batches.items():
+                before = progress.get((query, batch - 1))
+                kill.rows_before[query] = sum(before["state_rows"]) if before else None
         result["kills"] = [k.describe() for k in plan.kills]
         result["plan"] = plan
-        result["batches"] = len(progress)
-        # Per query (the job names each cf-<operator>), for a submission of several operators.
         per_query: Dict[str, set] = {}
-        for s in submissions:
-            for p in map(json.loads, s.tagged("PROGRESS")):
-                per_query.setdefault(p["query"], set()).add(p["batch"])
+        for query, batch in progress:
+            per_query.setdefault(query, set()).add(batch)
+        result["batches"] = max((len(b) for b in per_query.values()), default=0)
         result["query_batches"] = {q: len(b) for q, b in per_query.items()}
         result["timings"] = [s.timings() for s in submissions]
     finally:

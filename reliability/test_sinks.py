@@ -10,11 +10,16 @@ and no missing row. Spark's Kafka sink is at-least-once: a batch that was writte
 checkpoint when its driver died is written again, so the topic must hold every reference row, and the duplicates are
 counted and recorded (target/reliability/cluster-faults.jsonl; docs/reliability.md).
 
-Without RELIABILITY: suppress only, with a driver kill into each sink. With RELIABILITY=1 (`make reliability`):
-suppress and the chain into each sink (RELIABILITY_LONG: every operator), suppress with an executor kill, a driver
-kill and another executor kill, the others with an executor kill and a driver kill (a driver kill costs a second
-submission; it reruns the batch it hit, which Kafka's sink then writes again); the reference runs of every operator
-are one submission.
+The operators' queries into one sink run at once in one application (cluster_job.py --together), each with its own
+checkpoint (and topic): every kill hits each of them, and a driver kill costs one resubmission for all of them (a
+run per operator cost a start-up of the driver and executors more per operator). A Delta query and a Kafka query do
+not share an application: a Delta commit costs several times a Kafka write, so the Kafka query ran far ahead and had
+finished before the later kills, which then hit the Delta query alone.
+
+Without RELIABILITY: suppress only, with a driver kill. With RELIABILITY=1 (`make reliability`): suppress and the
+chain (RELIABILITY_LONG: every operator), with an executor kill, a driver kill and another executor kill (the driver
+kill costs a second submission; it reruns the batch it hit, which Kafka's sink then writes again); the reference
+runs of every operator are one submission.
 
 Delta has no release for Spark 4.3 (delta.py): this module runs on the 4.2 line (`make reliability` runs it with the
 4.2 venv); on a line with no Delta release the Delta test fails, saying so.
@@ -39,16 +44,15 @@ FULL = bool(os.environ.get("RELIABILITY") or os.environ.get("RELIABILITY_LONG"))
 BATCHES = 12
 RECORDS_PER_BATCH = 8
 LONG = bool(os.environ.get("RELIABILITY_LONG"))
-# The kills of each operator's runs; the driver kill is what makes Kafka's sink write a batch twice. `make
-# reliability` runs suppress and the chain, whose nodes are the join, the windowed aggregation and a suppress (45
-# minutes on 2 cores leave no room for the stand-alone join and aggregation: 24-31 minutes more); RELIABILITY_LONG
-# adds them.
+# The kills of each sink's run (every operator's query in it is hit by each); the driver kill is what makes Kafka's
+# sink write a batch twice. `make reliability` runs suppress and the chain, whose nodes are the join, the windowed
+# aggregation and a suppress; RELIABILITY_LONG adds the stand-alone join and aggregation.
 if FULL:
     OPERATORS = cluster_job.OPERATORS if LONG else ("suppress", "chain")
-    KINDS = {op: ("executor", "driver", "executor") if op == "suppress" else ("executor", "driver") for op in OPERATORS}
+    KINDS = ("executor", "driver", "executor")
 else:
     OPERATORS = ("suppress",)
-    KINDS = {"suppress": ("driver",)}
+    KINDS = ("driver",)
 
 
 @pytest.fixture(scope="module")
@@ -92,14 +96,14 @@ def job_args(operators: str, work: str, broker: str, sink: str, topic: str = "ou
 
 @pytest.fixture(scope="module")
 def reference(cluster, broker, wheel_jar, tmp_path_factory):
-    """Produces the input, then runs the pipeline of every operator under test without faults into the file sink, one
-    operator after another in one submission; returns each operator's batch count and rows."""
+    """Produces the input, then runs the pipeline of every operator under test without faults into the file sink, the
+    operators' queries at once in one submission; returns each operator's batch count and rows."""
     work = str(tmp_path_factory.mktemp("reference"))
     started = time.monotonic()
     result = run_with_kills(
         cluster,
         [wheel_jar] + local_kafka.connector_jars(),
-        job_args(",".join(OPERATORS), work, broker, "files") + ["--produce", str(BATCHES)],
+        job_args(",".join(OPERATORS), work, broker, "files") + ["--produce", str(BATCHES), "--together"],
         os.path.join(work, "submit"),
         Plan(),
         None,
@@ -122,49 +126,53 @@ def reference(cluster, broker, wheel_jar, tmp_path_factory):
     return found
 
 
-def run_sink(operator, sink, cluster, broker, jars, reference, tmp_path, topic):
-    seed, rnd = seeded(f"{operator} from Kafka to {sink}")
-    batches, expected_rows = reference[operator]
-    plan = Plan.draw(rnd, batches, KINDS[operator])
+def run_sink(sink, cluster, broker, jars, reference, tmp_path):
+    """One application with every operator's query into ``sink``, killed as drawn; returns the seed, the run's result
+    and each operator's figures against the reference."""
+    seed, rnd = seeded(f"{', '.join(OPERATORS)} from Kafka to {sink}")
+    plan = Plan.draw(rnd, min(batches for batches, _ in reference.values()), KINDS)
     started = time.monotonic()
+    # Topics out-<sink>-<operator>: each holds only what its query wrote in this run.
     result = run_with_kills(
         cluster,
         jars,
-        job_args(operator, str(tmp_path / "run"), broker, sink, topic),
+        job_args(",".join(OPERATORS), str(tmp_path / "run"), broker, sink, f"out-{sink}") + ["--together"],
         str(tmp_path / "submit"),
         plan,
         rnd,
+        queries=len(OPERATORS),
     )
-    got, expected = Counter(result["rows"]), Counter(expected_rows)
-    figures = {
-        "rows": sum(got.values()),
-        "expected_rows": sum(expected.values()),
-        "duplicates": sum((got - expected).values()),
-        "missing": sum((expected - got).values()),
-        "foreign": len(set(got) - set(expected)),
-    }
-    entry = {
-        "test": "sinks",
-        "sink": sink,
-        "operator": operator,
-        "provider": "hdfs",
-        "spark": spark_line()[0],
-        "seed": seed,
-        "kills": result["kills"],
-        "seconds": round(time.monotonic() - started),
-        "timings": result["timings"],
-        **figures,
-    }
-    record(entry)
-    print(json.dumps(entry), flush=True)
-    assert len(plan.kills) == len(KINDS[operator]) and all(k.target for k in plan.kills), result["kills"]
-    # Each kill hit a batch after one that left records in the operator's state.
-    assert all(k.state_rows_before for k in plan.kills), result["kills"]
+    figures = {}
+    for operator in OPERATORS:
+        got, expected = Counter(result["results"][operator]), Counter(reference[operator][1])
+        figures[operator] = {
+            "rows": sum(got.values()),
+            "expected_rows": sum(expected.values()),
+            "duplicates": sum((got - expected).values()),
+            "missing": sum((expected - got).values()),
+            "foreign": len(set(got) - set(expected)),
+        }
+        entry = {
+            "test": "sinks",
+            "sink": sink,
+            "operator": operator,
+            "provider": "hdfs",
+            "spark": spark_line()[0],
+            "seed": seed,
+            "kills": result["kills"],
+            "seconds": round(time.monotonic() - started),
+            "timings": result["timings"],
+            **figures[operator],
+        }
+        record(entry)
+        print(json.dumps(entry), flush=True)
+    assert len(plan.kills) == len(KINDS) and all(k.target for k in plan.kills), result["kills"]
+    # Each kill hit every query in a batch after one that left records in the operator's state.
+    assert all(k.state_rows_before and len(k.rows_before) == len(OPERATORS) for k in plan.kills), result["kills"]
     return seed, result, figures
 
 
-@pytest.mark.parametrize("operator", OPERATORS)
-def test_kafka_to_delta_is_exactly_once_across_kills(cluster, broker, wheel_jar, reference, operator, tmp_path):
+def test_kafka_to_delta_is_exactly_once_across_kills(cluster, broker, wheel_jar, reference, tmp_path):
     line = spark_line()[0]
     if delta.release(line) is None:
         pytest.fail(
@@ -172,17 +180,16 @@ def test_kafka_to_delta_is_exactly_once_across_kills(cluster, broker, wheel_jar,
             f"the 4.2 line, as `make reliability` does"
         )
     jars = [wheel_jar] + local_kafka.connector_jars() + delta.jars(line)
-    seed, result, figures = run_sink(operator, "delta", cluster, broker, jars, reference, tmp_path, "out")
-    assert figures["duplicates"] == 0 and figures["missing"] == 0 and figures["foreign"] == 0, (
+    seed, result, figures = run_sink("delta", cluster, broker, jars, reference, tmp_path)
+    assert all(f["duplicates"] == 0 and f["missing"] == 0 and f["foreign"] == 0 for f in figures.values()), (
         f"seed {seed}, {result['kills']}: {figures}"
     )
 
 
-@pytest.mark.parametrize("operator", OPERATORS)
-def test_kafka_to_kafka_is_at_least_once_across_kills(cluster, broker, wheel_jar, reference, operator, tmp_path):
+def test_kafka_to_kafka_is_at_least_once_across_kills(cluster, broker, wheel_jar, reference, tmp_path):
     jars = [wheel_jar] + local_kafka.connector_jars()
-    # A topic per operator: each run's topic holds only what that run wrote.
-    topic = f"out-{operator}-kafka"
-    seed, result, figures = run_sink(operator, "kafka", cluster, broker, jars, reference, tmp_path, topic)
+    seed, result, figures = run_sink("kafka", cluster, broker, jars, reference, tmp_path)
     # Nothing lost and nothing invented; duplicates are allowed (at-least-once) and recorded above.
-    assert figures["missing"] == 0 and figures["foreign"] == 0, f"seed {seed}, {result['kills']}: {figures}"
+    assert all(f["missing"] == 0 and f["foreign"] == 0 for f in figures.values()), (
+        f"seed {seed}, {result['kills']}: {figures}"
+    )

@@ -95,3 +95,40 @@ def test_the_join_on_a_spark_connect_server_without_the_plugin_gets_a_clear_erro
         in result.stdout
     )
     assert "--jars " in result.stdout and re.search(r"spark-suppress_\d\.\d_2\.1\d-", result.stdout)
+
+
+def test_a_damaged_state_file_is_named_with_its_operator(spark, tmp_path):
+    import glob
+    import os
+    import shutil
+
+    from pyspark.errors import StreamingQueryException
+
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "0.json").write_text('{"key": "a", "ts": "2024-01-01T00:00:00Z", "n": 1}\n')
+
+    def start(checkpoint):
+        events = spark.readStream.schema("key STRING, ts TIMESTAMP, n LONG").json(str(source))
+        out = ss.suppress(
+            events.withWatermark("ts", "0 seconds"),
+            key="key",
+            timestamp="ts",
+            suppressed=LIMIT.with_name("damaged-state"),
+        )
+        return out.writeStream.format("noop").option("checkpointLocation", checkpoint).start()
+
+    query = start(str(tmp_path / "checkpoint"))
+    query.processAllAvailable()
+    query.stop()
+    # A copy of the checkpoint: its state is read from the files, not from the state stores this JVM keeps loaded.
+    shutil.copytree(tmp_path / "checkpoint", tmp_path / "copy")
+    damaged = max(glob.glob(str(tmp_path / "copy" / "state" / "0" / "*" / "1.delta")), key=os.path.getsize)
+    os.truncate(damaged, os.path.getsize(damaged) // 2)
+    (source / "1.json").write_text('{"key": "b", "ts": "2024-01-01T00:00:05Z", "n": 2}\n')
+
+    query = start(str(tmp_path / "copy"))
+    with pytest.raises(StreamingQueryException):
+        query.processAllAvailable()
+    explained = ss.explain_state_failure(query)
+    assert explained is not None and damaged in explained and "spark-suppress operator 'damaged-state'" in explained

@@ -31,6 +31,7 @@ from .errors import (
 )
 from .join import join_versioned
 from .metrics import metrics
+from .state_check import explain_state_failure
 from .suppress import BufferConfig, EagerBufferConfig, StrictBufferConfig, Suppressed, suppress
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "aggregate",
     "join_versioned",
     "metrics",
+    "explain_state_failure",
     # configuration
     "Suppressed",
     "BufferConfig",

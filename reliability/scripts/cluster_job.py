@@ -3,19 +3,23 @@ test_cluster_faults.py) submit, kill and submit again.
 
     spark-submit --master spark://... --jars spark-suppress.jar cluster_job.py OPERATOR[,OPERATOR...] WORKDIR \
         [--input DIR] \
-        [--provider hdfs|rocksdb] [--source files|kafka] [--sink files|delta|kafka] [--bootstrap HOST:PORT] \
+        [--provider hdfs|rocksdb[,...]] [--source files|kafka] [--sink files|delta|kafka[,...]] \
+        [--bootstrap HOST:PORT] \
         [--produce BATCHES]
 
 OPERATOR is suppress, aggregate, join or chain (join -> windowed aggregation -> suppress in one query); several,
-comma-separated, run one after another in one application (the tests' uninterrupted references: one submission,
-one JVM start-up, for all of them; a run with kills has one operator). The input is
-generated from a fixed seed (``write_inputs``, also called by the tests) as one file per micro-batch, or as records of
-a one-partition Kafka topic read a fixed number per micro-batch: batches are the same in every run. The query runs
-with Trigger.AvailableNow from WORKDIR/OPERATOR/checkpoint to the sink under WORKDIR/OPERATOR (or topic ``out``), then
-the script reads the sink back and prints ``RESULT`` with the operator and every output row as JSON, sorted,
-duplicates kept. While it runs it prints
-``APP``/``UI`` (where the tests find the executors and the running batch), ``STARTED`` once a query has started and
-one ``PROGRESS`` line per batch.
+comma-separated, run one after another in one application, or at once with ``--together`` (the tests' uninterrupted
+references: one submission, one JVM start-up, for all of them; the sinks' runs with kills). One operator may name
+several providers or sinks (``--provider hdfs,rocksdb``): one query per provider and sink, all running at once. Queries
+running at once each have a session (the provider is a session setting, recorded in the query's checkpoint); every kill
+hits each of them, and a driver kill costs one resubmission for all of them. The input is generated from a fixed seed
+(``write_inputs``, also called by the tests) as one file per micro-batch, or as records of a one-partition Kafka topic
+read a fixed number per micro-batch: batches are the same in every run. A query runs with Trigger.AvailableNow from
+WORKDIR/LANE/checkpoint to the sink under WORKDIR/LANE (or topic ``out``; ``out-LANE`` when several run), LANE being
+the operator, followed by the provider and sink when several of them run (``suppress-rocksdb``); then the script reads
+the sink back and prints ``RESULT`` with the lane (as ``operator``) and every output row as JSON, sorted, duplicates
+kept. While it runs it prints ``APP``/``UI`` (where the tests find the executors and the running batch), ``STARTED``
+once a query has started and one ``PROGRESS`` line per batch, naming the query (``cf-LANE``).
 """
 
 import argparse
@@ -190,40 +194,41 @@ def build(spark, args, operator: str):
     raise ValueError(f"unknown operator {operator}")
 
 
-def start(out, args, work: str, operator: str):
+def topic_of(args, name: str, lanes: int) -> str:
+    """The Kafka sink's topic: ``--topic``, followed by the lane's name when several queries run."""
+    return args.topic if lanes == 1 else f"{args.topic}-{name}"
+
+
+def start(out, args, sink: str, work: str, name: str, topic: str):
     from pyspark.sql import functions as F
 
     as_json = out.select(F.col("user").alias("key"), F.to_json(F.struct(*out.columns)).alias("value"))
     checkpoint = os.path.join(work, "checkpoint")
-    if args.sink == "kafka":
+    if sink == "kafka":
         writer = (
-            as_json.writeStream.format("kafka")
-            .option("kafka.bootstrap.servers", args.bootstrap)
-            .option("topic", args.topic)
+            as_json.writeStream.format("kafka").option("kafka.bootstrap.servers", args.bootstrap).option("topic", topic)
         )
-    elif args.sink == "delta":
+    elif sink == "delta":
         writer = as_json.writeStream.format("delta").option("path", os.path.join(work, "sink"))
     else:
         writer = as_json.writeStream.format("json").option("path", os.path.join(work, "sink"))
-    return (
-        writer.option("checkpointLocation", checkpoint).queryName(f"cf-{operator}").trigger(availableNow=True).start()
-    )
+    return writer.option("checkpointLocation", checkpoint).queryName(f"cf-{name}").trigger(availableNow=True).start()
 
 
-def read_sink(spark, args, work: str):
+def read_sink(spark, args, sink: str, work: str, topic: str):
     """Every row the sink committed (the file sink's and Delta's logs say which files count), as JSON strings."""
     from pyspark.sql import functions as F
 
-    if args.sink == "kafka":
+    if sink == "kafka":
         rows = (
             spark.read.format("kafka")
             .option("kafka.bootstrap.servers", args.bootstrap)
-            .option("subscribe", args.topic)
+            .option("subscribe", topic)
             .option("startingOffsets", "earliest")
             .load()
             .select(F.col("value").cast("string").alias("value"))
         )
-    elif args.sink == "delta":
+    elif sink == "delta":
         rows = spark.read.format("delta").load(os.path.join(work, "sink"))
     else:
         rows = spark.read.schema("key STRING, value STRING").json(os.path.join(work, "sink"))
@@ -240,17 +245,51 @@ def operators(text: str):
     return found
 
 
+def choices(allowed):
+    def parse(text: str):
+        found = text.split(",")
+        if any(c not in allowed for c in found) or len(set(found)) != len(found):
+            raise argparse.ArgumentTypeError(f"{text!r}: each must be one of {', '.join(allowed)}, at most once")
+        return found
+
+    return parse
+
+
+def lanes(args):
+    """(name, operator, provider, sink) of each query: the operators one after another, or one operator's queries
+    for several providers and sinks at once (named after the operator and what varies)."""
+    several = len(args.provider) * len(args.sink) > 1
+    if several and len(args.operators) > 1:
+        raise SystemExit("several providers or sinks run one operator's queries at once: name one operator")
+    return [
+        (
+            "-".join([op] + ([p] if len(args.provider) > 1 else []) + ([s] if len(args.sink) > 1 else [])),
+            op,
+            p,
+            s,
+        )
+        for op in args.operators
+        for p in args.provider
+        for s in args.sink
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("operators", type=operators, help=f"one of {', '.join(OPERATORS)}, or several comma-separated")
     parser.add_argument("work")
     parser.add_argument("--input", help="the input files' directory (write_inputs)")
-    parser.add_argument("--provider", choices=sorted(PROVIDERS), default="hdfs")
+    parser.add_argument("--provider", type=choices(sorted(PROVIDERS)), default=["hdfs"])
     parser.add_argument("--source", choices=("files", "kafka"), default="files")
-    parser.add_argument("--sink", choices=("files", "delta", "kafka"), default="files")
+    parser.add_argument("--sink", type=choices(("files", "delta", "kafka")), default=["files"])
     parser.add_argument("--bootstrap")
     parser.add_argument("--topic", default="out")
     parser.add_argument("--records-per-batch", type=int, default=8)
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="run the operators' queries at once (the references: the batches of one are shorter than a start-up)",
+    )
     parser.add_argument(
         "--produce",
         type=int,
@@ -266,9 +305,8 @@ def main() -> int:
         SparkSession.builder.appName(f"cluster-faults-{'-'.join(args.operators)}")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.streaming.stateStore.providerClass", PROVIDERS[args.provider])
     )
-    if args.sink == "delta":
+    if "delta" in args.sink:
         builder = builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension").config(
             "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"
         )
@@ -302,17 +340,34 @@ def main() -> int:
         def onQueryTerminated(self, event):
             pass
 
-    spark.streams.addListener(Progress())
     if args.produce:
         produce(spark, args.bootstrap, args.produce)
-    for operator in args.operators:
-        work = os.path.join(args.work, operator)
-        query = start(build(spark, args, operator), args, work, operator)
-        print(f"STARTED {query.name}", flush=True)
-        query.awaitTermination()
-        if query.exception() is not None:
-            raise query.exception()
-        print("RESULT " + json.dumps({"operator": operator, "rows": read_sink(spark, args, work)}), flush=True)
+    planned = lanes(args)
+    # Queries running at once each get a session: the state store provider is a session's setting.
+    sessions = {name: spark.newSession() if len(planned) > 1 else spark for name, _, _, _ in planned}
+    for name, _, provider, _ in planned:
+        sessions[name].conf.set("spark.sql.streaming.stateStore.providerClass", PROVIDERS[provider])
+    for session in {id(s): s for s in sessions.values()}.values():
+        session.streams.addListener(Progress())
+    # One operator after another (each waited for), or all started before any is waited for: one operator's queries,
+    # or every operator's with --together.
+    together = args.together or len(args.operators) == 1
+    groups = [planned] if together else [[lane] for lane in planned]
+    for group in groups:
+        running = []
+        for name, operator, _, sink in group:
+            work = os.path.join(args.work, name)
+            query = start(
+                build(sessions[name], args, operator), args, sink, work, name, topic_of(args, name, len(planned))
+            )
+            print(f"STARTED {query.name}", flush=True)
+            running.append((name, sink, work, query))
+        for name, sink, work, query in running:
+            query.awaitTermination()
+            if query.exception() is not None:
+                raise query.exception()
+            rows = read_sink(sessions[name], args, sink, work, topic_of(args, name, len(planned)))
+            print("RESULT " + json.dumps({"operator": name, "rows": rows}), flush=True)
     spark.stop()
     return 0
 

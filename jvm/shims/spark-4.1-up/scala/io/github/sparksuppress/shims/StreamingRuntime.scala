@@ -9,4 +9,8 @@ private[sparksuppress] object StreamingRuntime {
 
   /** The local property naming the micro-batch a task belongs to. */
   val BatchIdKey: String = org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution.BATCH_ID_KEY
+
+  /** A started query as `spark.streams` hands it out, and the stateful operators of its plan (StateCheck). */
+  type StreamingQueryWrapper = org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper
+  type StatefulOperator = org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperator
 }

@@ -3,6 +3,9 @@ package io.github.sparksuppress.reliability
 import java.io.{File, RandomAccessFile}
 
 import org.apache.spark.sql.execution.streaming.state.StateStoreAccess
+import org.apache.spark.sql.streaming.StreamingQuery
+
+import io.github.sparksuppress.api.StateCheck
 
 import io.github.sparksuppress.spark.SparkSessionSuite
 
@@ -42,11 +45,15 @@ class BadStateSuite extends SparkSessionSuite {
   }
 
   /** The restart: the next steps must fail, with an error whose messages are returned. */
-  private def restartFails(op: OperatorUnderTest, run: FileSinkRun): String = {
+  private def restartFails(op: OperatorUnderTest, run: FileSinkRun): String = restartFailing(op, run)._1
+
+  /** As [[restartFails]], also returning the failed query. */
+  private def restartFailing(op: OperatorUnderTest, run: FileSinkRun): (String, StreamingQuery) = {
     run.start(op.build(run.inputs))
+    val query = run.running
     val e = intercept[Exception](op.generate(seed = 6L, steps = 3).foreach(run.feed))
     run.stop()
-    messages(e)
+    (messages(e), query)
   }
 
   private val damages: Seq[(String, File => Unit)] = Seq(
@@ -69,23 +76,46 @@ class BadStateSuite extends SparkSessionSuite {
     }
   )
 
-  // Spark reads the files (HDFS-backed provider) before any operator runs: the query fails with its
-  // CANNOT_LOAD_STATE_STORE and the cause (an end of stream, LZ4's "Stream is corrupted"); on Spark 4.3 that message
-  // names neither the file nor the operator (docs/reliability.md); Spark 3.5 fails with the cause alone, thrown from
-  // the provider's read. What matters here: nothing runs on without state.
+  // Spark reads the files (HDFS-backed provider) before any operator runs, and its error does not name the operator:
+  // CANNOT_LOAD_STATE_STORE.UNCATEGORIZED on 4.0, 4.2 and 4.3 with the cause (an end of stream, LZ4's "Stream is
+  // corrupted"), the cause alone on 3.5, thrown from the provider's read, neither naming the file; 4.1's checksum
+  // error names the file. The probe below fails the day a Spark line changes that. StateCheck.explain names both.
   for (op <- damagedFileOperators; (damage, spoil) <- damages) {
-    test(s"$op: a state file $damage fails the restart with Spark's error, never as empty state") {
+    test(s"$op: a state file $damage fails the restart; StateCheck names the file and the operator") {
       val (run, file) = stoppedRun(op)
       val committed = run.outputByBatch().map(_._1)
       spoil(file)
-      val m = restartFails(op, run)
-      assert(
-        m.contains("CANNOT_LOAD_STATE_STORE") || m.contains(file.getName) ||
-          (org.apache.spark.SPARK_VERSION.startsWith("3.5") && m.contains("HDFSBackedStateStoreProvider")),
-        m
-      )
+      val (m, query) = restartFailing(op, run)
       assert(run.outputByBatch().map(_._1) === committed, "a batch ran on without the damaged state")
+      // Probe of Spark's behaviour. 4.1 writes a checksum beside each checkpoint file and checks it on reading
+      // (spark.sql.streaming.checkpoint.fileChecksum.enabled, on by default in 4.1 only): its error names the file but
+      // not the operator. The other lines name neither the file nor its directory.
+      val version = org.apache.spark.SPARK_VERSION
+      if (version.startsWith("4.1")) {
+        assert(m.contains("CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED") && m.contains(file.getPath), m)
+      } else {
+        assert(
+          m.contains("CANNOT_LOAD_STATE_STORE.UNCATEGORIZED") ||
+            (version.startsWith("3.5") && m.contains("HDFSBackedStateStoreProvider")),
+          m
+        )
+        assert(!m.contains(file.getPath) && !m.contains(file.getParent), m)
+      }
+      val explained = StateCheck.explain(query)
+      info(explained.getOrElse("(no explanation)"))
+      assert(explained.exists(_.contains(file.getPath)), explained)
+      assert(explained.exists(_.contains(s"spark-suppress operator '${op.name}'")), explained)
+      assert(explained.exists(_.contains(s"partition ${file.getParentFile.getName}")), explained)
+      // Only the damaged file: the others of that state read through.
+      val damaged = StateCheck.damagedFiles(spark, run.checkpoint)
+      assert(damaged.map(d => new File(new java.net.URI(d.path).getPath)) === Seq(file), damaged)
     }
+  }
+
+  test("StateCheck finds nothing in an undamaged checkpoint, and explains no other failure") {
+    val (run, _) = stoppedRun(all.head)
+    assert(StateCheck.damagedFiles(spark, run.checkpoint).isEmpty)
+    assert(!StateCheck.loadingState("FLATMAPGROUPSWITHSTATE_USER_FUNCTION_ERROR"))
   }
 
   for (op <- all) {
