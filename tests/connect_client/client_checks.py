@@ -26,10 +26,11 @@ def test_only_the_connect_client_is_installed():
 
     assert importlib.util.find_spec("pyspark.sql.classic") is None
     assert importlib.util.find_spec("py4j") is None
-    # Installing the wheel pulled no classic PySpark: the wheel requires nothing.
+    # Installing the wheel pulled no classic PySpark: it requires protobuf alone (for its spec messages).
     with pytest.raises(importlib.metadata.PackageNotFoundError):
         importlib.metadata.distribution("pyspark")
-    assert importlib.metadata.distribution("spark-suppress").requires is None
+    requires = importlib.metadata.distribution("spark-suppress").requires or []
+    assert [r.split(">")[0].strip() for r in requires] == ["protobuf"], requires
     import spark_suppress
 
     assert "site-packages" in spark_suppress.__file__, spark_suppress.__file__
