@@ -30,13 +30,15 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_the_demo_and_a_pipeline(j
     created = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
     assert created.returncode == 0, created.stderr
     python = str(venv / "bin" / "python")
+    # Nothing of the source tree on the path, for pip too: with the caller's PYTHONPATH on python/ (a worktree's
+    # tests), pip found the package's build metadata there and installed nothing ("already satisfied").
+    outside = {"PYTHONPATH": "", "PYSPARK_PYTHON": python}
     pyspark = cached_pyspark_wheel() or "pyspark==4.3.0"
-    installed = run([python, "-m", "pip", "install", "-q", pyspark, str(wheels[0])], timeout=900)
+    installed = run([python, "-m", "pip", "install", "-q", pyspark, str(wheels[0])], timeout=900, env_extra=outside)
     assert installed.returncode == 0, installed.stderr[-3000:]
 
     # Run from outside the source tree, so that spark_suppress can only come from the venv: first the demo as a
     # newcomer runs it, then the pipeline that compares its results with expected rows.
-    outside = {"PYTHONPATH": "", "PYSPARK_PYTHON": python}
     demo = run([python, os.path.join(ROOT, "examples", "demo.py")], timeout=900, cwd=str(tmp_path), env_extra=outside)
     assert demo.returncode == 0, f"stdout:\n{demo.stdout[-3000:]}\nstderr:\n{demo.stderr[-6000:]}"
     for section in (
