@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.IdleClock
 import io.github.sparksuppress.core.chain.{Chain, ChainNode, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
-import io.github.sparksuppress.spark.common.{FlaggedRows, OperatorMetricsAccumulator}
+import io.github.sparksuppress.spark.common.{FlaggedRows, InputRule, OperatorMetricsAccumulator}
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
@@ -113,7 +113,7 @@ final class ChainFunction(p: ChainParams)
     case _ => null
   }
 
-  private val combined = p.nodes.head match {
+  private val mapSide = p.nodes.head match {
     case w: WindowedAggregateNodeSpec if w.mapSide.isDefined => new MapSideFeed(w)
     case _ => null
   }
@@ -123,10 +123,10 @@ final class ChainFunction(p: ChainParams)
   override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val batch =
       if (state.hasTimedOut) Array.empty[Row]
-      else if (combined != null) rows.toArray
+      else if (mapSide != null) rows.toArray
       else rows.filter(_.getInt(Side) != Heartbeat).toArray
-    if (combined != null && combined.summaries(batch)) { // they share one group, of their own
-      combined.summarize(batch, state.getCurrentWatermarkMs(), firstMetrics)
+    if (mapSide != null && mapSide.summaries(batch)) { // they share one group, of their own
+      mapSide.summarize(batch, state.getCurrentWatermarkMs(), firstMetrics)
       return Iterator.empty
     }
     val nodes = p.nodes.indices.map(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
@@ -159,7 +159,7 @@ final class ChainFunction(p: ChainParams)
     if (readsWatermark) chain.advance(watermark, sink)
     val now = state.getCurrentProcessingTimeMs()
     if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
-    if (combined != null) combined.feed(batch, chain, sink, firstMetrics)
+    if (mapSide != null) mapSide.feed(batch, chain, sink, firstMetrics)
     else if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
       var dropped = 0L
@@ -265,11 +265,15 @@ final class ChainFunction(p: ChainParams)
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
-  private def streamKey(row: Row): ChainKey = p.inputRule.key(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
+  private def streamKey(row: Row): ChainKey = {
+    val values = row.getStruct(KeyValues)
+    val nulls = (0 until values.length).count(values.isNullAt)
+    if (p.inputRule.isNullKey(nulls, values.length)) null else new ChainKey(row.getAs[Array[Byte]](Key), values)
+  }
 
   /** A stream row the first operator drops for its event time (null, or before 1970), by its rule. */
   private def dropsForTime(row: Row): Boolean =
-    p.inputRule.dropsBadTimes && (row.isNullAt(Time) || row.getLong(Time) < 0)
+    p.inputRule.dropsTime(row.isNullAt(Time), if (row.isNullAt(Time)) 0L else row.getLong(Time))
 
   private def time(row: Row, side: String): Long = {
     if (row.isNullAt(Time)) {

@@ -23,6 +23,7 @@ import io.github.sparksuppress.spark.common.{
   ArrivalSequence,
   ColumnNames,
   InputColumns,
+  InputRule,
   KeyBytesUdf,
   KeyEncoding,
   OperatorMetricNames,
@@ -271,7 +272,7 @@ object ChainPlan {
         val rows = nodes.head match {
           case w: WindowedAggregateNodeSpec if w.mapSide.isDefined =>
             val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
-            combined(bypassed, w, agg, streamKeys, keyBytes, keySchema)
+            mapSideInput(bypassed, w, agg, streamKeys, keyBytes, keySchema)
           case _ => streamSide(bypassed)
         }
         rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
@@ -341,11 +342,10 @@ object ChainPlan {
   }
 
   /**
-   * The input of a lone aggregation that combines records before the shuffle: each input partition's records combined
-   * per key and window by the map side ([[WindowAggregateMapSide]]), and the key as the chain groups it
-   * ([[MapSideRows]]).
+   * The input of a lone windowed aggregation, through its map side ([[WindowAggregateMapSide]]: inputs evaluated,
+   * records combined where the node spec says so), with the key as the chain groups it ([[MapSideRows]]).
    */
-  private def combined(
+  private def mapSideInput(
       df: DataFrame,
       w: WindowedAggregateNodeSpec,
       a: WindowAggregateRequest,

@@ -60,6 +60,8 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
     var after = before
     var partition = Long.MinValue
     var dropped = 0L
+    val record = new RowInputRecord // one per call: the node reads it before the next record
+    record.offset = rows.Inputs
     var i = 0
     while (i < batch.length) {
       val row = batch(i)
@@ -73,9 +75,7 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
           val ts = row.getLong(rows.Ts)
           after = math.max(after, ts)
           chain.advance(after, sink)
-          val record = new RowInputRecord
           record.row = row
-          record.offset = rows.Inputs
           record.ts = ts
           record.seq = seq
           chain.process(ChainRecord(key, null, record, ts, tombstone = false), sink)

@@ -71,6 +71,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     private val columns = new InternalColumns(children)
     private var position = 0L
     private val lateness = new LatenessSketch()
+    private val rule = InputRule.WindowedAggregation
     private var unkeyed = 0L
     private var untimed = 0L
 
@@ -86,17 +87,21 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
         new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema)
       else null
 
-    /** The record's event time in ms, or Long.MinValue (counted) when it has no key or no usable event time. */
+    /**
+     * The record's event time in ms, or Long.MinValue (counted) when the aggregation's rule drops it for its key or
+     * its event time ([[InputRule.WindowedAggregation]]).
+     */
     private def eventTime(row: InternalRow): Long = {
       position += 1
       val ts = columns.getLong(row, keys, Long.MinValue)
-      if (ts == Long.MinValue) { untimed += 1; return Long.MinValue }
-      val ms = if (p.timestampNtz) Math.floorDiv(ts, 1000L) else ts
-      if (ms < 0) { untimed += 1; return Long.MinValue }
+      val isNull = ts == Long.MinValue
+      val ms = if (isNull || !p.timestampNtz) ts else Math.floorDiv(ts, 1000L)
+      if (rule.dropsTime(isNull, ms)) { untimed += 1; return Long.MinValue }
       lateness.add(ms)
+      var nulls = 0
       var k = 0
-      while (k < keys && columns.isNullAt(row, k)) k += 1
-      if (k == keys) { unkeyed += 1; Long.MinValue }
+      while (k < keys) { if (columns.isNullAt(row, k)) nulls += 1; k += 1 }
+      if (rule.isNullKey(nulls, keys)) { unkeyed += 1; Long.MinValue }
       else ms
     }
 

@@ -1,8 +1,9 @@
-package io.github.sparksuppress.spark.chain
+package io.github.sparksuppress.spark.common
 
 /**
- * How a chain reads input rows without a key or a usable event time: the rule of the operator that reads the input
- * (the chain's first), as docs/reliability.md ("Bad input") documents it per operator.
+ * How an operator reads input rows without a key or a usable event time, as docs/reliability.md ("Bad input")
+ * documents it per operator: a chain follows its first operator's rule, and the windowed aggregation's map side
+ * applies that operator's rule before the shuffle.
  *
  * @param nullKeyIsValue
  *   a null among the key values is an ordinary key value, as Spark's `groupBy` treats it (a suppress reads the user's
@@ -24,12 +25,12 @@ final case class InputRule(
     refusesPreEpoch: Boolean
 ) {
 
-  /** The record's key, or null for Kafka's null key. */
-  def key(bytes: Array[Byte], values: org.apache.spark.sql.Row): ChainKey = {
-    val nulls = (0 until values.length).count(values.isNullAt)
-    if (nulls == 0 || nullKeyIsValue || (nullKeyWhenAllNull && nulls < values.length)) new ChainKey(bytes, values)
-    else null
-  }
+  /** Whether a key with `nulls` null columns out of `columns` is Kafka's null key. */
+  def isNullKey(nulls: Int, columns: Int): Boolean =
+    nulls > 0 && !nullKeyIsValue && (!nullKeyWhenAllNull || nulls == columns)
+
+  /** Whether a record is dropped (and counted) for its event time: null (`isNull`), or `ms` before 1970. */
+  def dropsTime(isNull: Boolean, ms: Long): Boolean = dropsBadTimes && (isNull || ms < 0)
 }
 
 object InputRule {
