@@ -234,7 +234,7 @@ def join(inputs, **options):
         (dict(history_retention=timedelta(seconds=-1)), IllegalArgumentException, "history_retention must be >= 0"),
         (dict(grace="5s", history_retention=5), TypeError, "grace must be a datetime.timedelta or an int"),
         (dict(how="outer"), IllegalArgumentException, "how must be 'inner' or 'left', got 'outer'"),
-        (dict(on=[]), IllegalArgumentException, "on must name at least one key column"),
+        (dict(on=[]), IllegalArgumentException, "on must name at least one column"),
         (dict(name=" "), IllegalArgumentException, "name must be a non-empty string"),
         (dict(initial_versions="table"), TypeError, "initial_versions must be a static DataFrame"),
     ],

@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicInteger
 import org.apache.spark.sql.DataFrame
 
 import io.github.sparksuppress.core.StreamTableJoinSpec
-import io.github.sparksuppress.spark.join.{StreamTableJoinPlan, StreamTableJoinRequest, TableSide}
-import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
+import io.github.sparksuppress.spark.join.{StreamTableJoinRequest, TableSide}
+import io.github.sparksuppress.spark.chain.{ChainDescription, ChainPlan, ChainStep}
 
 /**
  * Kafka's stream-table join (with KIP-923's grace period) as a function on the stream DataFrame:
@@ -28,10 +28,10 @@ import io.github.sparksuppress.spark.chain.{ChainPlan, ChainStep}
 final case class StreamTableJoin(on: Seq[String], streamTimestamp: String, table: ChangelogTable, joined: Joined)
     extends (DataFrame => DataFrame) {
 
-  /** Followed by another operator of this library, the join becomes the first step of one fused chain. */
+  /** On its own the join is a chain of one; another operator of this library after it extends that chain. */
   override def apply(stream: DataFrame): DataFrame = {
-    val r = request
-    ChainPlan.apply(stream, ChainStep.JoinStep(r))(StreamTableJoinPlan.build(_, r))
+    val step = ChainStep.JoinStep(request)
+    ChainPlan.apply(stream, step)(input => ChainPlan.build(ChainDescription(input, Seq(step))))
   }
 
   /** The operator in the adapter's terms; every rule that needs no DataFrame is decided and checked here. */

@@ -126,7 +126,7 @@ class BadInputSuite extends SparkSessionSuite {
     )))
     try {
       val m = messages(intercept[Exception](d.stepInput("orders", Seq(Row("a", null, 1L)))))
-      assert(m.contains("null-ts-join: a stream row has a null event time"), m)
+      assert(m.contains("join_versioned 'null-ts-join': a stream row has a null event time"), m)
     } finally d.stop()
   }
 

@@ -187,6 +187,59 @@ class QueryChangeSuite extends SparkSessionSuite {
     assert(rootCause(e).isInstanceOf[IllegalStateException], m)
   }
 
+  test("a chain's join: a stream column whose type changed while records wait in its grace buffer is refused") {
+    val tiers = StructType(Seq(
+      StructField("key", StringType),
+      StructField("at", TimestampType),
+      StructField("tier", StringType)
+    ))
+    val run = newRun(Seq(InputSpec("updates", updates, None), InputSpec("tiers", tiers, None)))
+    def chain(in: Map[String, DataFrame]): DataFrame = in("updates")
+      .transform(StreamTableJoin(
+        "key",
+        "ts",
+        ChangelogTable.versioned(in("tiers"), "at", ms(60000)),
+        Joined.left().withGracePeriod(ms(1000)).withName("waiting")
+      ))
+      .transform(suppress("after-join", 1000))
+    run.start(chain(run.inputs))
+    feed(run, Row("a", ts(T0), 1L))
+    run.stop()
+    run.start(chain(run.inputs.updated(
+      "updates",
+      run.inputs("updates").withColumn("value", col("value").cast("string"))
+    )))
+    val e = intercept[Exception](feed(run, Row("a", ts(T0 + 1), 2L)))
+    run.stop()
+    val m = messages(e)
+    assert(m.contains("column 'value' changed type since the buffered records were stored (now string)"), m)
+    assert(rootCause(e).isInstanceOf[IllegalStateException], m)
+  }
+
+  test("a join restarted without its grace period while records wait is refused; nothing is dropped silently") {
+    val tiers = StructType(Seq(StructField("key", StringType), StructField("at", TimestampType)))
+    val run = newRun(Seq(InputSpec("updates", updates, None), InputSpec("tiers", tiers, None)))
+    def join(joined: Joined)(in: Map[String, DataFrame]): DataFrame =
+      in("updates").transform(StreamTableJoin(
+        "key",
+        "ts",
+        ChangelogTable.versioned(in("tiers"), "at", ms(60000)),
+        joined
+      ))
+    run.start(join(Joined.left().withGracePeriod(ms(1000)).withName("graceful"))(run.inputs))
+    feed(run, Row("a", ts(T0), 1L))
+    run.stop()
+    run.start(join(Joined.left().withName("graceful"))(run.inputs))
+    val e = intercept[Exception](feed(run, Row("a", ts(T0 + 1), 2L)))
+    run.stop()
+    val m = messages(e)
+    assert(
+      m.contains("join_versioned 'graceful': the checkpoint holds 1 stream records waiting in the grace buffer, but " +
+        "the join now has no grace period"),
+      m
+    )
+  }
+
   for (
     (op, input, column, now) <- Seq(
       (OperatorsUnderTest.joinVersionedGrace, "tiers", "tier", "binary"),
@@ -226,11 +279,11 @@ class QueryChangeSuite extends SparkSessionSuite {
       run.stop()
       // Every stored value starts with the format byte and the operator's name (StateHeader): format 1, or 2 (an idle
       // timeout's), then the length-prefixed name. A suppress or a windowed aggregation is a chain of one: its state
-      // (ChainState) starts with format 4, one node, and the length-prefixed kind.
+      // (ChainState) starts with format 5, one node, and the length-prefixed kind.
       val name = op.name.getBytes(StandardCharsets.UTF_8)
       val kinds = Seq("suppress", "aggregate_windowed").map(_.getBytes(StandardCharsets.UTF_8))
       val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name) ++
-        kinds.map(kind => Array[Byte](4, 1, (kind.length + 1).toByte) ++ kind)
+        kinds.map(kind => Array[Byte](5, 1, (kind.length + 1).toByte) ++ kind)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
       val rewritten = deltas.map(f =>
         StateStoreAccess.rewriteDeltaValues(

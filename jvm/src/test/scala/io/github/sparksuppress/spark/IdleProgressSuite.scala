@@ -217,6 +217,26 @@ class IdleProgressSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("join: an idle timeout needs a watermark on the stream, and the error says how to add one") {
+    val d = TestDriver(spark)
+    try {
+      val o = d.addInput("orders", orders, null, null)
+      val t = ChangelogTable.versioned(d.addInput("tiers", tiers, null, null), "changed_at", ms(60000))
+      val e = intercept[IllegalArgumentException](o.transform(StreamTableJoin(
+        "customer",
+        "order_ts",
+        t,
+        Joined.left().withName("j").withGracePeriod(ms(10)).withIdleTimeout(Idle)
+      )))
+      assert(
+        e.getMessage.contains("join_versioned 'j': an idle timeout moves the release") &&
+          e.getMessage.contains("the stream has none") &&
+          e.getMessage.contains("""stream.withWatermark("order_ts", "0 seconds")"""),
+        e.getMessage
+      )
+    } finally d.stop()
+  }
+
   test("join: an idle timeout needs a grace period and the release on the watermark, naming the parameter and fix") {
     val d = TestDriver(spark)
     try {

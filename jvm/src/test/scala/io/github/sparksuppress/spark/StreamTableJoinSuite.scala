@@ -99,6 +99,47 @@ class StreamTableJoinSuite extends SparkSessionSuite {
     } finally d.stop()
   }
 
+  test("a join on its own reads TIMESTAMP_NTZ event times and forwards them as they are") {
+    def schema(fields: (String, DataType)*) = StructType(fields.map { case (n, t) => StructField(n, t) })
+    val at = (ms: Long) => java.time.LocalDateTime.of(2024, 1, 1, 0, 0).plusNanos(ms * 1000000L)
+    onePartition {
+      val d = TestDriver(spark)
+      try {
+        val o = d.addInput("orders", schema("customer" -> StringType, "order_ts" -> TimestampNTZType), null, null)
+        val t =
+          d.addInput(
+            "tiers",
+            schema("customer" -> StringType, "at" -> TimestampNTZType, "tier" -> StringType),
+            null,
+            null
+          )
+        d.start(o.transform(StreamTableJoin(
+          "customer",
+          "order_ts",
+          ChangelogTable.versioned(t, "at", ms(60000)),
+          Joined.left().withGracePeriod(ms(10))
+        )))
+        assert(d.outputSchema("order_ts").dataType === TimestampNTZType)
+        assert(d.stepInput("tiers", Seq(Row("alice", at(0), "silver"), Row("alice", at(50), "gold"))) === Nil)
+        assert(d.stepInput("orders", Seq(Row("alice", at(40)))) === Nil, "waits 10 ms of stream time")
+        assert(d.stepInput("orders", Seq(Row("bob", at(60)))) === Seq(Row("alice", at(40), "silver")))
+      } finally d.stop()
+    }
+  }
+
+  test("on its own the join keeps its table per key: a batch rewrites only the table keys it touches") {
+    val j = join(versioned(60000), Joined.left().withGracePeriod(ms(30)))
+    try {
+      j.tier(tier("alice", 0, "silver"), tier("bob", 0, "gold"), tier("carol", 0, "gold"))
+      val ops = j.driver.streamingQuery.lastProgress.stateOperators
+      assert(ops.length === 2, "the shards' clocks and grace buffers, and the table's keys")
+      val table = ops.indexWhere(_.numRowsTotal == 3L)
+      assert(table >= 0, s"one state row per table key: ${ops.map(_.numRowsTotal).mkString(", ")}")
+      j.tier(tier("alice", 10, "gold"))
+      assert(j.driver.streamingQuery.lastProgress.stateOperators(table).numRowsUpdated === 1L)
+    } finally j.stop()
+  }
+
   /** A customer whose orders go to the other of two shards than alice's. */
   private def otherShardThanAlice: String = {
     val encoder = KeyEncoding.encoder(StructType(Seq(StructField("customer", StringType))))

@@ -13,15 +13,23 @@ import io.github.sparksuppress.core._
  *   the joined value from the stream value and the table value (null when the table has none)
  * @param sizeOf
  *   a stream record's size counted in the grace buffer's metrics
+ * @param metrics
+ *   the sequencer's counts and grace-buffer samples
+ * @param deferred
+ *   when set, the table lives after the node, per key (a physical choice for a lone join: a shard's state then holds
+ *   only the clocks and the grace buffer): the node forwards each accepted table write and each stream record to
+ *   join, in order, as `deferred` renders them, and joins nothing itself
  */
 final class JoinNode[K](
     val spec: StreamTableJoinSpec,
     joiner: (AnyRef, AnyRef) => AnyRef,
-    sizeOf: ChainRecord[K] => Long
+    sizeOf: ChainRecord[K] => Long,
+    metrics: StreamTableJoinMetrics = new StreamTableJoinMetrics,
+    deferred: JoinNode.Deferred[K] = null
 )(implicit keys: KeyOps[K])
     extends ChainNode[K] {
 
-  val sequencer = new StreamTableSequencer[K, AnyRef, AnyRef](spec)(JoinNode.nullsFirst(keys))
+  val sequencer = new StreamTableSequencer[K, AnyRef, AnyRef](spec, metrics)(JoinNode.nullsFirst(keys))
   val tables = new java.util.HashMap[K, TableEntry[AnyRef]]()
 
   /** The largest timestamp the join forwarded (what the next node's stream time is built from). */
@@ -68,14 +76,25 @@ final class JoinNode[K](
   override def idleBase: Long = math.max(time, sequencer.streamSeen)
 
   private final class Sink(out: ChainOutput[K]) extends JoinSequence[K, AnyRef, AnyRef] {
-    def tableWrite(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit = {
+    def tableWrite(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit =
+      if (deferred != null)
+        out.forward(ChainRecord(key, null, deferred.tableWrite(key, timestamp, value, tableTime), timestamp))
+      else write(key, timestamp, value, tableTime)
+
+    private def write(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit = {
       var e = tables.get(key)
       if (e == null) { e = TableEntry[AnyRef](spec); tables.put(key, e) }
       e.write(timestamp, value, tableTime)
       if (e.isEmpty) tables.remove(key)
     }
 
-    def streamRecord(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit = {
+    def streamRecord(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit =
+      if (deferred != null) {
+        if (timestamp > time) time = timestamp
+        out.forward(ChainRecord(key, null, deferred.streamRecord(key, timestamp, value, tableTime), timestamp))
+      } else join(key, timestamp, value, tableTime)
+
+    private def join(key: K, timestamp: Long, value: AnyRef, tableTime: Long): Unit = {
       val e = if (key == null) null else tables.get(key)
       val tableValue = if (e == null) null else e.lookup(timestamp, tableTime)
       if (tableValue != null || spec.joinType.emitsWithoutTableValue) {
@@ -87,6 +106,15 @@ final class JoinNode[K](
 }
 
 object JoinNode {
+
+  /**
+   * Renders what a join whose table lives after it forwards: a table write (a null value deletes) or a stream record
+   * to join, with the table time of that moment (the lookup after it needs it to tell expired lookups).
+   */
+  trait Deferred[K] {
+    def tableWrite(key: K, timestamp: Long, value: AnyRef, tableTime: Long): AnyRef
+    def streamRecord(key: K, timestamp: Long, value: AnyRef, tableTime: Long): AnyRef
+  }
 
   /** A left join buffers null-key stream records too; they sort before every key. */
   def nullsFirst[K](keys: Ordering[K]): Ordering[K] = new Ordering[K] {

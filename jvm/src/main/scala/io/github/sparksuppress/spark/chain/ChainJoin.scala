@@ -25,7 +25,8 @@ private[chain] final case class ChainInitialVersions(versions: DataFrame, named:
 /** Checks a stream-table join that starts a chain and resolves its node and table side. */
 private[chain] object ChainJoin {
 
-  def resolve(j: StreamTableJoinRequest, streamSchema: StructType, op: String): (JoinNodeSpec, ChainTableSide) = {
+  def resolve(j: StreamTableJoinRequest, streamSchema: StructType, tablePerKey: Boolean, op: String)
+      : (JoinNodeSpec, ChainTableSide) = {
     val table = j.table.changelog
     InputColumns.requireStreaming(table, "the table changelog", op)
     InputColumns.requireNoUpstreamStatefulOperator(table, op)
@@ -33,7 +34,7 @@ private[chain] object ChainJoin {
     val valueSchema = columns.tableValueSchema
     // The API has checked the grace rules; the node only renames the spec after the chain step.
     val spec = j.spec.copy(name = op)
-    val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, columns.streamKeys, columns.streamValues)
+    val node = JoinNodeSpec(op, spec, streamSchema, valueSchema, columns.streamKeys, columns.streamValues, tablePerKey)
     val t = columns.tableColumns
     val initial = j.table.initialVersions.map { v =>
       ChainInitialVersions(v, InitialVersionColumns.named(v, t, table.schema, op))

@@ -22,11 +22,13 @@ import io.github.sparksuppress.core.{
 import io.github.sparksuppress.spark.common.{
   ArrivalSequence,
   ColumnNames,
+  EventMillisUdf,
   InputColumns,
   InputRule,
   KeyBytesUdf,
   KeyEncoding,
   OperatorMetricNames,
+  OperatorMetricsAccumulator,
   RowCodec,
   ShardHeartbeats,
   ShardKeys,
@@ -34,7 +36,12 @@ import io.github.sparksuppress.spark.common.{
   Structs,
   WatermarkBypass
 }
-import io.github.sparksuppress.spark.join.EventMillisUdf
+import io.github.sparksuppress.spark.join.{
+  InitialKeyState,
+  JoinLookupFunction,
+  JoinLookupParams,
+  JoinSequenceRows
+}
 import io.github.sparksuppress.spark.suppress.{SuppressRules, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{
   MapSideParams,
@@ -99,27 +106,33 @@ object ChainPlan {
     LateRows.requireNoStatelessStepAfter(d.steps, names)
     val emitsLate = d.steps.exists(ChainStep.emitsLate)
     val df = d.input
-    InputColumns.requireStreaming(df, "the input", operator)
+    // The first operator reads the input, and errors name it and its parameters as that operator does.
+    val first = d.operators.head
+    InputColumns.requireStreaming(df, first.inputName, operator)
     InputColumns.requireNoUpstreamStatefulOperator(df, operator)
 
-    val schema = InputColumns.operatorSchema(df.schema, nullable = true, "the input", operator)
+    val schema = InputColumns.operatorSchema(df.schema, nullable = true, first.inputName, operator)
     schema.fields.foreach(f => RowCodec.requireSupported(f.dataType, f.name))
-    // The first operator reads the input (stateless steps before it only when it suppresses a table's changelog).
-    val first = d.operators.head
+    // Stateless steps stand before the first operator only when it suppresses a table's changelog.
     val firstAt = d.steps.indexOf(first)
     val (keyNames, tsName) = (first.key, first.timestamp)
     if (keyNames == null || keyNames.isEmpty)
-      throw new IllegalArgumentException(s"$operator: key must name at least one column.")
-    InputColumns.distinct(keyNames, "key", operator)
-    val keyIdx = keyNames.map(k => InputColumns.index(schema, k, "key", operator)).toArray
+      throw new IllegalArgumentException(s"$operator: ${first.keyArgument} must name at least one column.")
+    InputColumns.distinct(keyNames, first.keyArgument, operator)
+    val keyIdx = keyNames.map(k => InputColumns.index(schema, k, first.keyParameter, operator)).toArray
     keyIdx.foreach(i => KeyEncoding.requireGroupable(schema.fields(i).dataType, schema.fields(i).name))
-    val tsIdx = InputColumns.index(schema, tsName, "timestamp", operator)
-    InputColumns.requireTimestamp(schema, tsIdx, "timestamp", operator)
-    // A suppress forwards its input rows as they are, a windowed aggregation renders its input's kind of event time;
-    // a join or a non-windowed aggregation renders TIMESTAMP event times.
+    val tsIdx = InputColumns.index(schema, tsName, first.timestampParameter, operator)
+    InputColumns.requireTimestamp(schema, tsIdx, first.timestampParameter, operator)
+    // A suppress forwards its input rows as they are, a windowed aggregation renders its input's kind of event time,
+    // and so does a join on its own; a join with operators after it, or a non-windowed aggregation, renders TIMESTAMP
+    // event times.
     val suppressFirst = first.isInstanceOf[ChainStep.SuppressStep]
     val windowedFirst = first.isInstanceOf[ChainStep.WindowedAggregateStep]
-    if (!suppressFirst && !windowedFirst && schema.fields(tsIdx).dataType != TimestampType) {
+    val loneJoin = d.steps match {
+      case Seq(ChainStep.JoinStep(_)) => true
+      case _ => false
+    }
+    if (!suppressFirst && !windowedFirst && !loneJoin && schema.fields(tsIdx).dataType != TimestampType) {
       throw new IllegalArgumentException(
         s"$operator: a chain's event-time column must be TIMESTAMP; '${schema.fields(tsIdx).name}' is " +
           s"${schema.fields(tsIdx).dataType.simpleString}. Convert it first, e.g. with to_utc_timestamp."
@@ -136,7 +149,7 @@ object ChainPlan {
       case ChainStep.SuppressStep(s) => s.clock == SuppressionClock.ProcessingTime
       case _ => false
     }
-    if (!joinFirst && !wallClockFirst) InputColumns.requireWatermark(df, "the input", tsName, operator)
+    if (!joinFirst && !wallClockFirst) InputColumns.requireWatermark(df, first.inputName, tsName, operator)
     val watermarked = df.schema.fields.exists(WatermarkBypass.hasMarker)
     val keySchema = StructType(keyIdx.map(i => schema.fields(i).copy(nullable = true)))
 
@@ -163,6 +176,9 @@ object ChainPlan {
       case Seq(ChainStep.WindowedAggregateStep(_)) => true
       case _ => false
     }
+    // Another: a lone join keeps its table per key, in a lookup after the chain (the shard keeps the clocks and the
+    // grace buffer), so that a micro-batch rewrites only the table keys it touches.
+    val tablePerKey = loneJoin
 
     val r = new ChainResolution(
       schema,
@@ -182,7 +198,7 @@ object ChainPlan {
         case ChainStep.WindowedAggregateStep(a) => windowedAggregate(df, a, r, keySchema, d.steps.length == 1, op)
         case ChainStep.KeyAggregateStep(a) => keyAggregate(df, a, r, keySchema, op)
         case ChainStep.JoinStep(j) =>
-          val (spec, side) = ChainJoin.resolve(j, schema, op)
+          val (spec, side) = ChainJoin.resolve(j, schema, tablePerKey, op)
           table = Some(side)
           r.schema = StructType(schema.fields ++ side.valueSchema.fields.map(_.copy(nullable = true)))
           r.table = false
@@ -195,7 +211,14 @@ object ChainPlan {
     // As the stand-alone join: with a grace period and a watermark on the stream, waiting records also leave on it.
     val joinReleases = first match {
       case ChainStep.JoinStep(j) =>
-        j.watermarkRelease && j.spec.graceMs.isDefined && watermarked
+        val releases = j.watermarkRelease && j.spec.graceMs.isDefined && watermarked
+        if (j.idleTimeoutMs.isDefined && !releases) {
+          throw new IllegalArgumentException(
+            s"$operator: an idle timeout moves the release of waiting records on from the stream's watermark, but " +
+              s"""the stream has none. Add one, e.g. stream.withWatermark("$tsName", "0 seconds")."""
+          )
+        }
+        releases
       case _ => false
     }
     /* Each operator's metrics under Kafka's names, as the operator on its own reports them (filters and maps have
@@ -297,48 +320,100 @@ object ChainPlan {
     val sharded = internal.withColumn(GroupColumn, if (perKey) col(KeyColumn) else shard(col(KeyColumn)))
     val grouped =
       if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainRows.Heartbeat, GroupColumn) else sharded
-    val outputSchema = if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
+    val outputSchema = nodes.head match {
+      case j: JoinNodeSpec if j.tablePerKey => JoinSequenceRows.schema(j.streamSchema, j.tableValueSchema)
+      case _ => if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
+    }
     val timeout =
       if (params.onWallClock) GroupStateTimeout.ProcessingTimeTimeout()
       else if (joinFirst) GroupStateTimeout.NoTimeout()
       else GroupStateTimeout.EventTimeTimeout()
-    // A join's initial versions become each shard's initial state, its table written with them.
-    val initial = table.flatMap(t =>
+    // A join's initial versions become each shard's initial state, its table written with them (with the table per
+    // key, the shard keeps only the table time they set, and the lookup's keys start from them).
+    val initialRows = table.flatMap(t =>
       t.initial.map { i =>
         val v = (c: String) => col(ColumnNames.quote(i.named(c)))
         val keyValues = struct(t.keys.zip(keySchema.fieldNames).map { case (k, n) => v(k).as(n) }: _*)
-        val rows = i.versions.select(
+        i.versions.select(
           keyBytes(keyValues).as(KeyColumn),
           keyValues.as(KeyValuesColumn),
           millis(v(t.timestamp)).as(TimeColumn),
           t.tombstone.map(v).getOrElse(lit(false)).as(TombstoneColumn),
           Structs.of(tableValue.fieldNames.toSeq.map(n => v(n).as(n))).as(TableRowColumn)
         )
-        val at = (c: String) => rows.schema.fieldIndex(c)
-        val build = new ChainInitialState(
-          params,
-          at(KeyColumn),
-          at(KeyValuesColumn),
-          at(TimeColumn),
-          at(TombstoneColumn),
-          at(TableRowColumn)
-        )
-        val keyed = rows.withColumn(GroupColumn, shard(col(KeyColumn)))
-        keyed.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(keyed.schema))
-          .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
-          .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
       }
     )
+    val initial = initialRows.map { rows =>
+      val at = (c: String) => rows.schema.fieldIndex(c)
+      val build = new ChainInitialState(
+        params,
+        at(KeyColumn),
+        at(KeyValuesColumn),
+        at(TimeColumn),
+        at(TombstoneColumn),
+        at(TableRowColumn)
+      )
+      val keyed = rows.withColumn(GroupColumn, shard(col(KeyColumn)))
+      keyed.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(keyed.schema))
+        .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
+    }
     val groups = grouped.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
     val function = new ChainFunction(params)
     val rowsOut = ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true))
-    val out = initial match {
+    val chained = initial match {
       case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(function)(Encoders.BINARY, rowsOut)
       case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
+    }
+    val out = nodes.head match {
+      case j: JoinNodeSpec if j.tablePerKey =>
+        lookup(chained, j, r.schema, d.steps.head.explicitName, initialRows, params.metrics.headOption.orNull)
+      case _ => chained
     }
     // An observation per operator tells the metrics registry which query runs it (MetricsRegistry).
     val observed = registered.flatten.foldLeft(out)((o, m) => o.observe(m.observationName, count(lit(1)).as("emitted")))
     ChainRegistry.register(observed, d)
+  }
+
+  /**
+   * A lone join's table, per key ([[JoinLookupFunction]]): the join's node forwards its accepted table writes and the
+   * stream records to join ([[JoinSequenceRows]]), and each key applies and joins them in that order.
+   */
+  private def lookup(
+      sequenced: DataFrame,
+      j: JoinNodeSpec,
+      outputSchema: StructType,
+      explicitName: Option[String],
+      initialRows: Option[DataFrame],
+      metrics: OperatorMetricsAccumulator
+  ): DataFrame = {
+    val p = JoinLookupParams(j.operator, explicitName, j.spec, j.streamSchema, j.tableValueSchema)
+    val keys = sequenced.groupBy(col(JoinSequenceRows.KeyColumn))
+      .as[Array[Byte], Row](Encoders.BINARY, Encoders.row(sequenced.schema))
+    val initial = initialRows.map { rows =>
+      val at = (c: String) => rows.schema.fieldIndex(c)
+      val build = new InitialKeyState(
+        j.spec,
+        explicitName,
+        j.tableValueSchema,
+        j.operator,
+        metrics,
+        at(KeyValuesColumn),
+        at(TimeColumn),
+        at(TombstoneColumn),
+        at(TableRowColumn)
+      )
+      rows.groupBy(col(KeyColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(rows.schema))
+        .flatMapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
+        .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
+    }
+    val function = new JoinLookupFunction(p, metrics)
+    val (state, out) = (Encoders.BINARY, Encoders.row(outputSchema))
+    initial match {
+      case Some(i) =>
+        keys.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout(), i)(function)(state, out)
+      case None => keys.flatMapGroupsWithState(OutputMode.Append(), GroupStateTimeout.NoTimeout())(function)(state, out)
+    }
   }
 
   /**

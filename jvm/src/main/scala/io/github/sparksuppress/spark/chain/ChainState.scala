@@ -11,10 +11,12 @@ import io.github.sparksuppress.spark.common.StateHeader
  * and clock, in chain order, then every node's idle clock.
  *
  * {{{
- *   format 4 (1 byte) | node count (varint)
+ *   format 5 (1 byte) | node count (varint)
  *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), the fingerprint of
  *       what its state depends on (zig-zag), its state (NodeSpec)
  *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
+ *   format 4 (read only): as format 5, but a join's node stored neither the largest stream timestamp it saw nor its
+ *   rows' schema descriptors
  *   format 3 (read only): as format 4 without the fingerprints
  *   formats 1 and 2 (read only): format | node count | per node: kind, state | format 2: per node: 1 and clock, or 0
  * }}}
@@ -33,8 +35,14 @@ private[chain] object ChainState {
   /** Run epoch, names, and the schema descriptor of buffered rows (in a node's state). */
   val FormatWithDescriptors: Int = 3
 
-  /** The format written: format 3 and each node's fingerprint. */
+  /** Format 3 and each node's fingerprint. */
   val FormatWithFingerprints: Int = 4
+
+  /**
+   * The format written: format 4, a join's node with the largest stream timestamp it saw, its rows' schema
+   * descriptors and whether it has a buffer.
+   */
+  val FormatWithJoinDescriptors: Int = 5
 
   /** The epoch of state written by no run (a join's initial versions; state of formats 1 and 2). */
   val NoEpoch: Long = Long.MinValue
@@ -46,7 +54,7 @@ private[chain] object ChainState {
       epoch: Long
   ): Array[Byte] = {
     val out = new ByteWriter(256)
-    out.writeByte(FormatWithFingerprints)
+    out.writeByte(FormatWithJoinDescriptors)
     out.writeVarLong(nodes.length.toLong)
     var i = 0
     while (i < nodes.length) {
@@ -74,7 +82,7 @@ private[chain] object ChainState {
       val format =
         StateHeader.requireFormat(
           in.readByte(),
-          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors, FormatWithFingerprints),
+          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors, FormatWithFingerprints, FormatWithJoinDescriptors),
           p.operator,
           "chain state"
         )

@@ -20,6 +20,12 @@ private[sparksuppress] sealed trait ChainStep {
 
   /** The operator's idle timeout (beyond Kafka), if it has one. */
   def idleTimeoutMs: Option[Long] = None
+
+  /** How errors name the operator's input, its key argument and its key and timestamp columns' parameters. */
+  def inputName: String = "the input"
+  def keyArgument: String = "key"
+  def keyParameter: String = "key"
+  def timestampParameter: String = "timestamp"
 }
 
 private[sparksuppress] object ChainStep {
@@ -94,6 +100,10 @@ private[sparksuppress] object ChainStep {
   /** Only as a chain's first step: its input is the stream; the table comes with the join. */
   final case class JoinStep(r: StreamTableJoinRequest) extends ChainStep {
     def kind: String = "join_versioned"
+    override def inputName: String = "the stream"
+    override def keyArgument: String = "on"
+    override def keyParameter: String = "key (on, stream side)"
+    override def timestampParameter: String = "stream timestamp"
     def name: String = r.spec.name
     def key: Seq[String] = r.on
     def timestamp: String = r.streamTimestamp

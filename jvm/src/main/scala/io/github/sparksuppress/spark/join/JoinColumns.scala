@@ -44,9 +44,7 @@ private[sparksuppress] final case class TableColumns(
 private[sparksuppress] object JoinColumns {
 
   def resolve(j: StreamTableJoinRequest, stream: StructType, table: StructType, operator: String): JoinColumns = {
-    if (j.on == null || j.on.isEmpty)
-      throw new IllegalArgumentException(s"$operator: on must name at least one key column.")
-    InputColumns.distinct(j.on, "on", operator)
+    // The chain checked that `on` names distinct columns, at least one (ChainPlan.build, as for every operator).
     val streamSchema = InputColumns.operatorSchema(stream, nullable = true, "the stream", operator)
     val tableSchema = InputColumns.operatorSchema(table, nullable = true, "the table changelog", operator)
     val streamKeys = j.on.map(k => InputColumns.index(streamSchema, k, "key (on, stream side)", operator)).toArray

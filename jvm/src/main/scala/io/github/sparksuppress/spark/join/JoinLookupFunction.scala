@@ -3,24 +3,41 @@ package io.github.sparksuppress.spark.join
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
-import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
+import org.apache.spark.sql.types.StructType
 
-import io.github.sparksuppress.core.TableEntry
+import io.github.sparksuppress.core.{StreamTableJoinSpec, TableEntry}
 import io.github.sparksuppress.spark.common._
 
 /**
- * The join's second stateful operator, called once per key: it applies the key's table writes and joins its stream
- * records, in the order the sequencer gave them, against the key's [[TableEntry]] as of each record's timestamp.
- * Output rows are the stream row's columns followed by the table's value columns.
+ * What a lone join's per-key lookup needs, built on the driver.
+ *
+ * @param streamSchema
+ *   the stream's columns: the start of the output
+ * @param tableValueSchema
+ *   the table's value columns: stored per key, and the end of the output
  */
-private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: OperatorMetricsAccumulator)
+private[sparksuppress] final case class JoinLookupParams(
+    operatorName: String,
+    explicitName: Option[String],
+    spec: StreamTableJoinSpec,
+    streamSchema: StructType,
+    tableValueSchema: StructType
+)
+
+/**
+ * A lone join's table, per key (a physical choice under the join's node: a shard's state then holds only the join's
+ * clocks and grace buffer, and a micro-batch rewrites only the keys it touches). Called once per key, it applies the
+ * key's table writes and joins its stream records in the order the join's node forwarded them ([[JoinSequenceRows]]),
+ * against the key's [[TableEntry]] as of each record's timestamp. Output rows are the stream row's columns followed
+ * by the table's value columns.
+ */
+private[sparksuppress] final class JoinLookupFunction(p: JoinLookupParams, metrics: OperatorMetricsAccumulator)
     extends ((Array[Byte], Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row]) with Serializable {
 
-  import StreamTableJoinLayout.Out
+  import JoinSequenceRows._
 
   @transient private lazy val tableRows = new RowCodec(p.tableValueSchema)
-  private val streamWidth = p.streamSchema.length
   private val tableWidth = p.tableValueSchema.length
 
   override def apply(key: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
@@ -32,15 +49,15 @@ private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: Op
     val out = new ArrayBuffer[Row]()
     var changed = false
     batch.foreach { r =>
-      val ts = r.getLong(Out.Time)
-      val tableTime = r.getLong(Out.TableTime)
-      if (r.getInt(Out.Kind) == Out.TableWrite) {
-        entry.write(ts, if (r.isNullAt(Out.Table)) null else r.getStruct(Out.Table), tableTime)
+      val ts = r.getLong(Time)
+      val tableTime = r.getLong(TableTime)
+      if (r.getInt(Kind) == TableWrite) {
+        entry.write(ts, if (r.isNullAt(Table)) null else r.getStruct(Table), tableTime)
         changed = true
       } else {
         val tableValue = entry.lookup(ts, tableTime)
         if (tableValue != null || p.spec.joinType.emitsWithoutTableValue)
-          out += joined(r.getStruct(Out.Stream), tableValue)
+          out += JoinedRows(r.getStruct(Stream), tableValue, tableWidth)
       }
     }
     if (changed) {
@@ -50,17 +67,6 @@ private[sparksuppress] final class JoinLookupFunction(p: JoinParams, metrics: Op
     out.iterator
   }
 
-  private def joined(stream: Row, table: Row): Row = {
-    val values = new Array[Any](streamWidth + tableWidth)
-    var i = 0
-    while (i < streamWidth) { values(i) = stream.get(i); i += 1 }
-    if (table != null) {
-      var j = 0
-      while (j < tableWidth) { values(streamWidth + j) = table.get(j); j += 1 }
-    }
-    new GenericRow(values)
-  }
-
   @transient private lazy val ByOrder: java.util.Comparator[Row] =
-    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(Out.Order), b.getLong(Out.Order))
+    (a: Row, b: Row) => java.lang.Long.compare(a.getLong(Order), b.getLong(Order))
 }

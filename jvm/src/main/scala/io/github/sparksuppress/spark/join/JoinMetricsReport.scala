@@ -21,3 +21,13 @@ private[sparksuppress] object JoinMetricsReport {
     }
   }
 }
+
+/** Forwards the core's grace-buffer samples to the operator's accumulator. */
+private[sparksuppress] final class JoinMetricsSampler(acc: OperatorMetricsAccumulator) extends StreamTableJoinMetrics {
+  override def sampleBuffer(numRecords: Long, sizeBytes: Long): Unit = {
+    acc.sample("grace-buffer-count", numRecords.toDouble)
+    acc.sample("grace-buffer-bytes", sizeBytes.toDouble)
+    acc.max("grace-buffer-count", numRecords)
+    acc.max("grace-buffer-bytes", sizeBytes)
+  }
+}
