@@ -117,12 +117,26 @@ def join_versioned(
     return dataframe(jdf, spark)
 
 
-def string_fold(column: "Column", initial: str, separator: str) -> "Column":
+def session_of_this_thread(what: str) -> "SparkSession":
+    """The session a call without a DataFrame uses: the thread's active one, else the process's default one.
+
+    PySpark's own ``SparkSession.active()``: a thread that created no session (a worker thread) has no active one,
+    and PySpark's functions work there too. Raises a clear ``RuntimeError`` when the process has no session at all.
+    """
+    from pyspark.errors import PySparkRuntimeError
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.getActiveSession()
-    if spark is None:
-        raise RuntimeError("string_fold needs an active SparkSession")
+    try:
+        return SparkSession.active()
+    except PySparkRuntimeError:
+        raise RuntimeError(
+            f"{what} needs a SparkSession, and this process has none (none is active in this thread and none was "
+            "created): create one first, e.g. spark_suppress.configure(SparkSession.builder).getOrCreate()"
+        ) from None
+
+
+def string_fold(column: "Column", initial: str, separator: str) -> "Column":
+    spark = session_of_this_thread("string_fold")
     return classic_column(facade(spark).stringFold(column._jc, initial, separator))
 
 

@@ -605,7 +605,8 @@ def string_fold(column: Union[str, "Column"], initial: str = "", separator: str 
     TypeError
         If ``initial`` or ``separator`` is not a string, or ``column`` is neither a name nor a Column.
     RuntimeError
-        If there is no active SparkSession (classic sessions).
+        If the process has no SparkSession (classic sessions: the thread's active session is used, else the
+        default one, as ``SparkSession.active()`` finds them, so worker threads may call it too).
     spark_suppress.ConnectPluginMissingError
         When used on a Spark Connect server without the expression plugin.
 
