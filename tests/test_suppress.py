@@ -1,6 +1,7 @@
 """The Python suppress API: behaviour through the real operator, and every validation error."""
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
@@ -201,6 +202,9 @@ def test_metrics_report_kafka_names(spark):
         d.step([("c", at(2), "1", False)])
         m = ss.metrics(d.query)["metered-py"]
         assert m["suppression-emit-total"] == 1.0
+        # From a worker thread too, which has no active session (the process's default one answers).
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            assert pool.submit(lambda: ss.metrics(d.query)["metered-py"]["suppression-emit-total"]).result() == 1.0
         assert m["suppression-buffer-count-current"] == 2.0
         assert set(m) >= {
             "suppression-buffer-count-avg",

@@ -147,11 +147,7 @@ def latest(column: "Column", order_by: Optional["Column"]) -> "Column":
 
 
 def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.getActiveSession()
-    if spark is None:
-        raise RuntimeError("metrics(query) needs the query's SparkSession to be active in this thread")
+    spark = session_of_this_thread("metrics(query)")
     result: Dict[str, Dict[str, float]] = json.loads(facade(spark).metrics(query._jsq))
     return result
 

@@ -31,7 +31,8 @@ def metrics(query: "StreamingQuery") -> Dict[str, Dict[str, float]]:
     Raises
     ------
     RuntimeError
-        On a classic session, if the query's SparkSession is not active in this thread.
+        On a classic session, if the process has no SparkSession (the thread's active session is used, else the
+        process's default one, as PySpark's ``SparkSession.active()``).
     spark_suppress.ConnectPluginMissingError
         On a Spark Connect server without spark-suppress's plugin.
 

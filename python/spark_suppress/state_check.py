@@ -28,6 +28,8 @@ def explain_state_failure(query: "StreamingQuery") -> Optional[str]:
 
     Raises
     ------
+    RuntimeError
+        If the process has no SparkSession (the thread's active session is used, else the process's default one).
     spark_suppress.ClassicSessionRequiredError
         For a Spark Connect query: the files are read on the driver's JVM, which a Connect client does not have.
     spark_suppress.JarNotFoundError
@@ -41,15 +43,11 @@ def explain_state_failure(query: "StreamingQuery") -> Optional[str]:
     ...     print(ss.explain_state_failure(query))
     ...     raise
     """
-    from pyspark.sql import SparkSession
-
     # Classic PySpark and py4j only once called: importing the package loads neither.
-    from ._jvm import facade, require_classic
+    from ._jvm import facade, require_classic, session_of_this_thread
 
     require_classic(query)
-    spark = SparkSession.getActiveSession()
-    if spark is None:
-        raise RuntimeError("explain_state_failure needs the query's SparkSession to be active in this thread")
+    spark = session_of_this_thread("explain_state_failure")
     facade(spark)
     found = spark.sparkContext._jvm.io.github.sparksuppress.api.StateCheck.explain(query._jsq)  # type: ignore
     return found.get() if found.isDefined() else None
