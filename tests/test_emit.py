@@ -4,7 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import CONNECT, run_python
+from conftest import CONNECT
 from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
@@ -108,24 +108,6 @@ def test_string_fold_built_in_a_thread_without_an_active_session(start):
     d = start(TimeWindows.of_size_with_no_grace(10), UPDATE, [trace])
     assert view(d.step([rec("a", 3, label="p")]), "trace") == [("a", 0, 10, "0+p")]
     assert view(d.step([rec("a", 4, label="q")]), "trace") == [("a", 0, 10, "0+p+q")]
-
-
-@pytest.mark.skipif(CONNECT, reason="a classic process without any session; Connect columns need none")
-def test_string_fold_without_any_session_says_to_create_one():
-    result = run_python(
-        "from pyspark import SparkContext\n"
-        "from pyspark.sql import functions as F\n"
-        "import spark_suppress as ss\n"
-        "sc = SparkContext('local[1]', 'no-session')\n"  # a JVM, so that columns can be made, but no session
-        "try:\n"
-        "    ss.string_fold(F.col('label'))\n"
-        "except RuntimeError as e:\n"
-        "    print('ERR:' + str(e))\n"
-        "sc.stop()\n"
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "ERR:string_fold needs a SparkSession, and this process has none" in result.stdout
-    assert "spark_suppress.configure(SparkSession.builder).getOrCreate()" in result.stdout
 
 
 def test_hopping_on_window_close_emits_each_overlapping_window_once(start):

@@ -148,3 +148,23 @@ def test_a_spark_35_connect_progress_report_totals_the_input_rows_of_its_sources
     assert progress_field(report, "numInputRows") == 7
     assert progress_field(report, "batchId") == 3
     assert progress_field({"batchId": 4, "numInputRows": 1, "sources": []}, "numInputRows") == 1
+
+
+def test_string_fold_without_any_session_says_to_create_one():
+    """Classic PySpark in a process with a JVM but no session (Connect columns need no session at all)."""
+    from conftest import run_python
+
+    result = run_python(
+        "from pyspark import SparkContext\n"
+        "from pyspark.sql import functions as F\n"
+        "import spark_suppress as ss\n"
+        "sc = SparkContext('local[1]', 'no-session')\n"  # a JVM, so that columns can be made, but no session
+        "try:\n"
+        "    ss.string_fold(F.col('label'))\n"
+        "except RuntimeError as e:\n"
+        "    print('ERR:' + str(e))\n"
+        "sc.stop()\n"
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "ERR:string_fold needs a SparkSession, and this process has none" in result.stdout
+    assert "spark_suppress.configure(SparkSession.builder).getOrCreate()" in result.stdout

@@ -97,15 +97,20 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       while (executed(q) < batches && System.nanoTime() < deadline) q.awaitTermination(5L)
       assert(executed(q) >= batches, s"$batches micro-batches within 60 s")
     }
-    val first = start(1000L) // stopped right after a batch, long before the next trigger: no batch is cut short
+    val first = start(1000L)
     try {
       input.addData(Ev("a", new Timestamp(0)))
       await(first, 2) // the batch with the row, then one without input
     } finally first.stop()
+    // On a loaded machine the stop can cut a later no-data batch short (its offsets written, its commit not): Spark
+    // then runs that batch again at the restart, which is recovery, not a batch without input.
+    def last(log: String) = Option(new java.io.File(checkpoint, log).listFiles()).toSeq.flatten.map(_.getName)
+      .filter(_.forall(_.isDigit)).map(_.toLong).foldLeft(-1L)(math.max)
+    val recovered = if (last("offsets") > last("commits")) 1 else 0
     val second = start(20L)
     try {
       second.awaitTermination(1500L)
-      assert(executed(second) === 0, "some 75 triggers, no micro-batch")
+      assert(executed(second) === recovered, s"some 75 triggers, no micro-batch but $recovered recovered")
       input.addData(Ev("b", new Timestamp(0)))
       await(second, 2)
     } finally second.stop()
