@@ -8,7 +8,7 @@ import io.github.sparksuppress.spark.common._
 
 /**
  * Builds one key's initial table state, for a lone join's per-key lookup, from the key's initial versions applied in
- * timestamp order. Rows whose key has a null column are dropped and counted, as the changelog's are.
+ * timestamp order. Rows with Kafka's null key (`InputRule.Keyed`) are dropped and counted, as the changelog's are.
  *
  * @param keyValues
  *   position of the key's values (a struct) in the rows
@@ -36,7 +36,7 @@ private[sparksuppress] final class InitialKeyState(
   override def apply(key: Array[Byte], versions: Iterator[Row]): Iterator[(Array[Byte], Array[Byte])] = {
     val all = versions.toArray
     val k = all.head.getStruct(keyValues)
-    if ((0 until k.length).exists(k.isNullAt)) {
+    if (InputRule.Keyed.isNullKey((0 until k.length).count(k.isNullAt), k.length)) {
       if (metrics != null) metrics.count("dropped-null-table-key", all.length.toLong)
       Iterator.empty
     } else {
