@@ -185,10 +185,10 @@ def run(ctx: Context) -> Dict[str, Any]:
         )
         targets.append(
             target(
-                f"{name}: state bytes per buffered key beyond the user's key and value (in memory)",
-                max(p["state_overhead_bytes_per_key"] for p in points),
-                "<",
-                200,
+                f"{name}: state bytes per key it encodes beyond the user's key and value",
+                max(p["encoded_overhead_bytes_per_key"] for p in points),
+                "<=",
+                100,
                 "bytes",
             )
         )
@@ -216,6 +216,9 @@ def run(ctx: Context) -> Dict[str, Any]:
             "operator / keys in its state (state rows: one per key for "
             "spark-suppress, one per open window and key for spark-native)",
             "state_overhead_bytes_per_key": "state_memory_bytes_per_key - user_bytes_per_key",
+            "state_encoded_bytes_per_key": "the bytes of the key and value spark-suppress writes per state row (one "
+            "row per key), read from the last data batch's state",
+            "encoded_overhead_bytes_per_key": "state_encoded_bytes_per_key - user_bytes_per_key (the target)",
             "warm_up": "one untimed run of the same query before each system's series"
             + ("" if warm else " (skipped in this mode)"),
         },
