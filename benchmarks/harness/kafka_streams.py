@@ -66,9 +66,13 @@ def expected_counts(path: str, window_ms: int) -> Dict[str, int]:
 
 
 def spark_jars(root: str) -> List[str]:
-    """spark-suppress's jar and Spark's Kafka connector, for spark-submit's ``--jars``."""
-    jars = os.path.join(root, "python", "spark_suppress", "jars")
-    return [os.path.join(jars, f) for f in os.listdir(jars) if f.endswith(".jar")] + _local_kafka(root).connector_jars()
+    """spark-suppress's jar for the running PySpark and Spark's Kafka connector, for spark-submit's ``--jars``.
+
+    The package's own choice of jar: its folder holds one jar per Spark line once `make test` has built them all, and
+    another line's jar on the classpath fails (Scala 2.12 classes under Spark 4)."""
+    import spark_suppress
+
+    return [spark_suppress.jar_path()] + _local_kafka(root).connector_jars()
 
 
 def _java() -> List[str]:
