@@ -6,7 +6,7 @@
     benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
                                        #   python_stateful, scaling, large_state, join, chains, kafka_streams
     benchmarks/run.py --only kafka_sustained   # sustained load against Kafka Streams: never in the default run
-                                       #   (about 80 minutes on a quiet machine; --quick: a smoke test)
+                                       #   (about 130 minutes on a quiet 2-core machine; --quick: a smoke test)
     benchmarks/run.py --spark 3.5      # on another Spark line (its venv and jar, made by `make jar SPARK=3.5`):
                                        #   final_results (that line's own append aggregation) unless --only says
 
