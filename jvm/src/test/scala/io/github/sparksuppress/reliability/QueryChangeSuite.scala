@@ -279,18 +279,19 @@ class QueryChangeSuite extends SparkSessionSuite {
       run.stop()
       // Every stored value starts with the format byte and the operator's name (StateHeader): format 1, or 2 (an idle
       // timeout's), then the length-prefixed name. A suppress or a windowed aggregation is a chain of one: its state
-      // (ChainState) starts with format 5, one node, and the length-prefixed kind.
+      // (ChainState) starts with format 6, one node, the kind's code (suppress 0, aggregate_windowed 1) and the
+      // length-prefixed name.
       val name = op.name.getBytes(StandardCharsets.UTF_8)
-      val kinds = Seq("suppress", "aggregate_windowed").map(_.getBytes(StandardCharsets.UTF_8))
       val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name) ++
-        kinds.map(kind => Array[Byte](5, 1, (kind.length + 1).toByte) ++ kind)
+        Seq(0, 1).map(kind => Array[Byte](6, 1, kind.toByte, (name.length + 1).toByte) ++ name)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
       val rewritten = deltas.map(f =>
         StateStoreAccess.rewriteDeltaValues(
           f,
           spark.sparkContext.getConf,
           v => {
-            val at = headers.map(v.indexOfSlice(_)).find(_ >= 0).getOrElse(-1)
+            // The earliest header found: format 6's kind code 1 followed by the name also reads as format 1's.
+            val at = headers.map(v.indexOfSlice(_)).filter(_ >= 0).reduceOption(_ min _).getOrElse(-1)
             if (at < 0) v else v.updated(at, 7.toByte)
           }
         )

@@ -3,12 +3,13 @@ package io.github.sparksuppress.spark.chain
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
 import io.github.sparksuppress.core.IdleClock
 import io.github.sparksuppress.core.chain.{Chain, ChainNode, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
-import io.github.sparksuppress.spark.common.{FlaggedRows, InputRule, OperatorMetricsAccumulator}
+import io.github.sparksuppress.spark.common.{FlaggedRows, InputRule, KeyEncoding, OperatorMetricsAccumulator}
 import io.github.sparksuppress.spark.suppress.WindowBounds
 
 /**
@@ -44,9 +45,12 @@ import io.github.sparksuppress.spark.suppress.WindowBounds
  * @param perKey
  *   the chain's state is per key, not per shard (a physical choice: only for a chain whose nodes need no more than
  *   one key at a time, e.g. a lone unbounded suppress; stream time is then the watermark advanced by the key's own
- *   records)
+ *   records); Spark groups by the key's columns and [[PerKeyChainFunction]] calls this function
  * @param inputRule
  *   how the first operator reads rows without a key or a usable event time (its documented rule)
+ * @param streamKeys
+ *   the ordinals of the key columns in the stream's rows: a stream record's key values are read there, so that the
+ *   shuffle carries them once (only a table update carries them apart, [[ChainRows.KeyValues]])
  */
 final case class ChainParams(
     operator: String,
@@ -64,7 +68,8 @@ final case class ChainParams(
     explicitNames: IndexedSeq[Option[String]] = IndexedSeq.empty,
     epoch: Long = ChainParams.newEpoch(),
     perKey: Boolean = false,
-    inputRule: InputRule = InputRule.Keyed
+    inputRule: InputRule = InputRule.Keyed,
+    streamKeys: IndexedSeq[Int] = IndexedSeq.empty
 ) {
   def idleTimeout(i: Int): Option[Long] = if (idleTimeouts.isEmpty) None else idleTimeouts(i)
 
@@ -81,12 +86,11 @@ final case class ChainParams(
 
 object ChainParams {
 
-  /** A run's epoch: random, never [[ChainState.NoEpoch]]. */
-  def newEpoch(): Long = {
-    var e = ChainState.NoEpoch
-    while (e == ChainState.NoEpoch) e = new java.util.Random().nextLong()
-    e
-  }
+  /**
+   * A run's epoch: random, never [[ChainState.NoEpoch]]; 31 bits, so that every key's state spends at most 5 bytes on
+   * it (two runs share an epoch once in two billion restarts, and then only the metrics miscount).
+   */
+  def newEpoch(): Long = (new java.util.Random().nextInt() & Int.MaxValue).toLong
 }
 
 /**
@@ -120,7 +124,19 @@ final class ChainFunction(p: ChainParams)
 
   private def firstMetrics: OperatorMetricsAccumulator = if (p.metrics.isEmpty) null else p.metrics.head
 
-  override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+  override def apply(group: Array[Byte], rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] =
+    call(group, rows, state, null)
+
+  /**
+   * One call for `group`. Where the state is per key ([[PerKeyChainFunction]]), `keyed` holds the group's key (null
+   * when the first operator's rule reads it as Kafka's null key) and every stream row is of that key.
+   */
+  private[chain] def call(
+      group: Array[Byte],
+      rows: Iterator[Row],
+      state: GroupState[Array[Byte]],
+      keyed: GroupKey
+  ): Iterator[Row] = {
     val batch =
       if (state.hasTimedOut) Array.empty[Row]
       else if (mapSide != null) rows.toArray
@@ -131,7 +147,7 @@ final class ChainFunction(p: ChainParams)
     }
     val nodes = p.nodes.indices.map(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
     val restored = state.getOption match {
-      case Some(bytes) => ChainState.read(bytes, p, nodes)
+      case Some(bytes) => ChainState.read(bytes, p, nodes, group)
       case None => ChainState.Restored(ChainState.NoEpoch, ChainState.newClocks(p))
     }
     val clocks = restored.clocks
@@ -159,7 +175,7 @@ final class ChainFunction(p: ChainParams)
     if (readsWatermark) chain.advance(watermark, sink)
     val now = state.getCurrentProcessingTimeMs()
     if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
-    if (mapSide != null) mapSide.feed(batch, chain, sink, firstMetrics)
+    if (mapSide != null) mapSide.feed(batch, keyed.key, chain, sink, firstMetrics)
     else if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
       var dropped = 0L
@@ -168,7 +184,7 @@ final class ChainFunction(p: ChainParams)
         val row = batch(i)
         if (row.getInt(Side) == TableSide) chain.table(tableRecord(row), sink)
         else if (dropsForTime(row)) dropped += 1
-        else chain.process(streamRecord(row), sink)
+        else chain.process(streamRecord(row, keyed), sink)
         i += 1
       }
       if (firstMetrics != null) firstMetrics.count("dropped", dropped)
@@ -188,7 +204,7 @@ final class ChainFunction(p: ChainParams)
       batch.nonEmpty || !p.joinReleases || p.onWallClock ||
       nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting
     ) {
-      state.update(ChainState.write(p, nodes, clocks, p.epoch))
+      state.update(ChainState.write(p, nodes, clocks, p.epoch, group))
     }
     if (p.metrics.nonEmpty) report(group, nodes, forwarded, gaugesBefore, state)
     if (p.wallClockOnly) {
@@ -265,10 +281,23 @@ final class ChainFunction(p: ChainParams)
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
-  private def streamKey(row: Row): ChainKey = {
-    val values = row.getStruct(KeyValues)
+  private[chain] def groupKey(bytes: Array[Byte], values: Row): GroupKey = {
     val nulls = (0 until values.length).count(values.isNullAt)
-    if (p.inputRule.isNullKey(nulls, values.length)) null else new ChainKey(row.getAs[Array[Byte]](Key), values)
+    GroupKey(if (p.inputRule.isNullKey(nulls, values.length)) null else new ChainKey(bytes, values))
+  }
+
+  private def streamKey(row: Row): ChainKey = {
+    val user = row.getStruct(UserRow)
+    val values = new Array[Any](p.streamKeys.length)
+    var nulls = 0
+    var i = 0
+    while (i < values.length) {
+      values(i) = user.get(p.streamKeys(i))
+      if (values(i) == null) nulls += 1
+      i += 1
+    }
+    if (p.inputRule.isNullKey(nulls, values.length)) null
+    else new ChainKey(row.getAs[Array[Byte]](Key), new GenericRow(values))
   }
 
   /** A stream row the first operator drops for its event time (null, or before 1970), by its rule. */
@@ -296,13 +325,13 @@ final class ChainFunction(p: ChainParams)
     ms
   }
 
-  private def streamRecord(row: Row): ChainRecord[ChainKey] = {
+  private def streamRecord(row: Row, keyed: GroupKey): ChainRecord[ChainKey] = {
     val user = row.getStruct(UserRow)
     val deleted =
       if (join != null) join.valueIsNull(user)
       else p.tombstone.exists(c => !user.isNullAt(c) && user.getBoolean(c))
     val window = p.window.map(w => Bounds(w.start(user, p.operator), w.end(user, p.operator))).orNull
-    ChainRecord(streamKey(row), window, user, time(row, "stream"), deleted)
+    ChainRecord(if (keyed != null) keyed.key else streamKey(row), window, user, time(row, "stream"), deleted)
   }
 
   private def tableRecord(row: Row): ChainRecord[ChainKey] = {
@@ -313,5 +342,26 @@ final class ChainFunction(p: ChainParams)
   @transient private lazy val BySideThenArrival: java.util.Comparator[Row] = (a: Row, b: Row) => {
     val c = Integer.compare(b.getInt(Side), a.getInt(Side)) // table updates first
     if (c != 0) c else java.lang.Long.compare(a.getLong(Seq), b.getLong(Seq))
+  }
+}
+
+/**
+ * The key of a call where the chain's state is per key: null when the first operator reads it as Kafka's null key.
+ */
+private[chain] final case class GroupKey(key: ChainKey)
+
+/**
+ * The chain's function where its state is per key (`ChainParams.perKey`): Spark groups by the key's own columns, and
+ * each call encodes its key once (the bytes that order and identify keys in the chain, [[ChainKey]]) instead of every
+ * row carrying them.
+ */
+final class PerKeyChainFunction(p: ChainParams, encoder: KeyEncoding.Encoder)
+    extends ((Row, Iterator[Row], GroupState[Array[Byte]]) => Iterator[Row])
+    with Serializable {
+  private val chain = new ChainFunction(p)
+
+  override def apply(key: Row, rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
+    val bytes = encoder.encode(key)
+    chain.call(bytes, rows, state, chain.groupKey(bytes, key))
   }
 }

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, BindReferences, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.sparksuppress.PlanFrames
-import org.apache.spark.sql.expressions.UserDefinedFunction
 import org.apache.spark.sql.functions.{col, count, lit, struct, udf, unix_millis}
 import org.apache.spark.sql.sparksuppress.ExpressionColumns
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
@@ -250,12 +249,15 @@ object ChainPlan {
         case _: ChainStep.SuppressStep => InputRule.suppress(wallClockFirst)
         case _: ChainStep.WindowedAggregateStep => InputRule.WindowedAggregation
         case _ => InputRule.Keyed
-      }
+      },
+      streamKeys = keyIdx.toIndexedSeq
     )
     val shards = ShardKeys.forPartitions(df.sparkSession.sessionState.conf.numShufflePartitions)
     val keyBytes = udf(new KeyBytesUdf(KeyEncoding.encoder(keySchema), 0, false), BinaryType)
     val millis = udf(new EventMillisUdf, LongType)
     val tableValue = table.map(_.valueSchema).getOrElse(StructType(Nil))
+    // keys: the columns a side's key is read from; a stream row's values are read from its user row instead
+    // (ChainParams.streamKeys), so that they cross the shuffle once.
     def side(
         from: DataFrame,
         user: Column,
@@ -268,9 +270,10 @@ object ChainPlan {
       val keyValues = struct(keys.zip(keySchema.fieldNames).map { case (k, n) => col(ColumnNames.quote(k)).as(n) }: _*)
       from.select(ChainRows.columns(
         user,
-        keyBytes(keyValues),
+        // Per key, each call encodes its group's key once (PerKeyChainFunction).
+        if (perKey) lit(null).cast(BinaryType) else keyBytes(keyValues),
         ArrivalSequence.column,
-        keyValues,
+        if (side == ChainRows.StreamSide) lit(null).cast(keySchema) else keyValues,
         lit(side),
         value,
         deleted,
@@ -295,7 +298,7 @@ object ChainPlan {
         val rows = nodes.head match {
           case w: WindowedAggregateNodeSpec if w.mapSide.isDefined =>
             val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
-            mapSideInput(bypassed, w, agg, streamKeys, keyBytes, keySchema)
+            mapSideInput(bypassed, w, agg, streamKeys)
           case _ => streamSide(bypassed)
         }
         rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
@@ -317,9 +320,6 @@ object ChainPlan {
         streamSide(stream).union(tableSide)
     }
     val shard = udf(new ShardUdf(shards), BinaryType)
-    val sharded = internal.withColumn(GroupColumn, if (perKey) col(KeyColumn) else shard(col(KeyColumn)))
-    val grouped =
-      if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainRows.Heartbeat, GroupColumn) else sharded
     val outputSchema = nodes.head match {
       case j: JoinNodeSpec if j.tablePerKey => JoinSequenceRows.schema(j.streamSchema, j.tableValueSchema)
       case _ => if (emitsLate) LateRows.flagged(r.schema, operator) else r.schema
@@ -358,13 +358,34 @@ object ChainPlan {
         .mapGroups(build)(Encoders.tuple(Encoders.BINARY, Encoders.BINARY))
         .groupByKey(_._1)(Encoders.BINARY).mapValues(_._2)(Encoders.BINARY)
     }
-    val groups = grouped.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
-    val function = new ChainFunction(params)
     val rowsOut = ExpressionEncoder(RowEncoder.encoderFor(outputSchema, lenient = true))
-    val chained = initial match {
-      case Some(i) => groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(function)(Encoders.BINARY, rowsOut)
-      case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
-    }
+    val chained =
+      if (perKey) {
+        // Per key, Spark groups by the key's own columns, as its aggregations do: sorting them is cheap (a string's
+        // first bytes decide most comparisons), where encoded keys are copied for every comparison. The key's
+        // columns: the map side's first ones, else the stream row's.
+        val keyColumns = internal.columns.head match {
+          case ChainRows.UserRowColumn =>
+            keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name))
+          case _ => internal.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c)))
+        }
+        val named = keyColumns.zip(keySchema.fieldNames).map { case (c, n) => c.as(n) }
+        val groups = internal.groupBy(named: _*).as[Row, Row](Encoders.row(keySchema), Encoders.row(internal.schema))
+        val function = new PerKeyChainFunction(params, KeyEncoding.encoder(keySchema))
+        groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
+      } else {
+        val sharded = internal.withColumn(GroupColumn, shard(col(KeyColumn)))
+        val grouped =
+          if (joinReleases) ShardHeartbeats(sharded, shards, SideColumn, ChainRows.Heartbeat, GroupColumn) else sharded
+        val groups =
+          grouped.groupBy(col(GroupColumn)).as[Array[Byte], Row](Encoders.BINARY, Encoders.row(grouped.schema))
+        val function = new ChainFunction(params)
+        initial match {
+          case Some(i) =>
+            groups.flatMapGroupsWithState(OutputMode.Append(), timeout, i)(function)(Encoders.BINARY, rowsOut)
+          case None => groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
+        }
+      }
     val out = nodes.head match {
       case j: JoinNodeSpec if j.tablePerKey =>
         lookup(chained, j, r.schema, d.steps.head.explicitName, initialRows, params.metrics.headOption.orNull)
@@ -424,9 +445,7 @@ object ChainPlan {
       df: DataFrame,
       w: WindowedAggregateNodeSpec,
       a: WindowAggregateRequest,
-      keys: Seq[String],
-      keyBytes: UserDefinedFunction,
-      keySchema: StructType
+      keys: Seq[String]
   ): DataFrame = {
     val m = w.mapSide.get
     // Resolved again against the input itself: the map side evaluates the aggregates' inputs as columns.
@@ -443,14 +462,7 @@ object ChainPlan {
       projected.columns.toSeq.map(c => ExpressionColumns.expression(col(ColumnNames.quote(c)))),
       m
     )
-    val mapped = projected.select(ExpressionColumns.column(mapSide))
-    val keyValues = struct(keySchema.fieldNames.toSeq.zip(mapped.columns).map { case (n, c) =>
-      col(ColumnNames.quote(c)).as(n)
-    }: _*)
-    mapped.select(
-      mapped.columns.toSeq.map(c => col(ColumnNames.quote(c))) :+ keyBytes(keyValues).as(KeyColumn) :+
-        keyValues.as(KeyValuesColumn): _*
-    )
+    projected.select(ExpressionColumns.column(mapSide))
   }
 
   /** How long after its end a window of `w` can still change at the aggregation (1 ms more for inclusive ends). */

@@ -12,7 +12,7 @@ private[chain] object ChainRows {
   /** The user's row (a struct of the input's columns; null on the table side). */
   val UserRow = 0
 
-  /** The key's bytes (`KeyEncoding`): equal bytes, equal keys. */
+  /** The key's bytes (`KeyEncoding`): equal bytes, equal keys (null where the chain's state is per key). */
   val Key = 1
 
   /** The arrival sequence (`ArrivalSequence`). */
@@ -39,6 +39,7 @@ private[chain] object ChainRows {
   /** A row that only makes Spark call its shard. */
   val Heartbeat = 2
 
+  val UserRowColumn = "__spark_suppress_row"
   val KeyColumn = "__spark_suppress_key"
   val KeyValuesColumn = "__spark_suppress_key_values"
   val SideColumn = "__spark_suppress_side"
@@ -50,7 +51,7 @@ private[chain] object ChainRows {
   val Group = "__spark_suppress_group"
 
   private val names = IndexedSeq(
-    "__spark_suppress_row",
+    UserRowColumn,
     KeyColumn,
     "__spark_suppress_seq",
     KeyValuesColumn,

@@ -11,10 +11,15 @@ import io.github.sparksuppress.spark.common.StateHeader
  * and clock, in chain order, then every node's idle clock.
  *
  * {{{
- *   format 5 (1 byte) | node count (varint)
+ *   format 6 (1 byte) | node count (varint)
+ *     | per node: its operator kind (1 byte, [[KindCodes]]), the name the user gave it (bytes, empty if none), the
+ *       fingerprint of what its state depends on (zig-zag), its state (NodeSpec)
+ *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
+ *     where the chain's state is per key, its keys are stored without their bytes (Spark's group holds them,
+ *     [[ChainKeyCodec.ofGroup]])
+ *   format 5 (read only): as format 6 with each kind's name (bytes) and every key's bytes
  *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), the fingerprint of
  *       what its state depends on (zig-zag), its state (NodeSpec)
- *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
  *   format 4 (read only): as format 5, but a join's node stored neither the largest stream timestamp it saw nor its
  *   rows' schema descriptors
  *   format 3 (read only): as format 4 without the fingerprints
@@ -39,29 +44,35 @@ private[chain] object ChainState {
   val FormatWithFingerprints: Int = 4
 
   /**
-   * The format written: format 4, a join's node with the largest stream timestamp it saw, its rows' schema
-   * descriptors and whether it has a buffer.
+   * Format 4, a join's node with the largest stream timestamp it saw, its rows' schema descriptors and whether it has
+   * a buffer.
    */
   val FormatWithJoinDescriptors: Int = 5
+
+  /** The format written: format 5, each kind as one byte, and per-key state without its keys' bytes. */
+  val FormatCompact: Int = 6
 
   /** The epoch of state written by no run (a join's initial versions; state of formats 1 and 2). */
   val NoEpoch: Long = Long.MinValue
 
+  /** Writes the state of `group` (a shard, or the key's bytes where the chain's state is per key). */
   def write(
       p: ChainParams,
       nodes: IndexedSeq[ChainNode[ChainKey]],
       clocks: IndexedSeq[Option[IdleClock]],
-      epoch: Long
+      epoch: Long,
+      group: Array[Byte]
   ): Array[Byte] = {
     val out = new ByteWriter(256)
-    out.writeByte(FormatWithJoinDescriptors)
+    out.writeByte(FormatCompact)
     out.writeVarLong(nodes.length.toLong)
+    val keys = keyCodec(p, group, FormatCompact)
     var i = 0
     while (i < nodes.length) {
-      out.writeBytes(kind(p.nodes(i)).getBytes(UTF_8))
+      out.writeByte(KindCodes.indexOf(kind(p.nodes(i))))
       out.writeBytes(p.explicitName(i).getOrElse("").getBytes(UTF_8))
       out.writeZigZag(p.nodes(i).fingerprint)
-      p.nodes(i).write(nodes(i), out, p.keys)
+      p.nodes(i).write(nodes(i), out, keys)
       i += 1
     }
     clocks.foreach {
@@ -75,18 +86,15 @@ private[chain] object ChainState {
   /** What [[read]] found besides the nodes' state: the run epoch and each node's idle clock. */
   final case class Restored(epoch: Long, clocks: IndexedSeq[Option[IdleClock]])
 
-  /** Restores `nodes` from `bytes`; each node's idle clock follows `p.idleTimeouts` (restored, new or none). */
-  def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]]): Restored = {
+  /**
+   * Restores `nodes` from the state of `group` (as [[write]] has it); each node's idle clock follows `p.idleTimeouts`
+   * (restored, new or none).
+   */
+  def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]], group: Array[Byte]): Restored = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, p.operator, "chain state") {
-      val format =
-        StateHeader.requireFormat(
-          in.readByte(),
-          Seq(Format, FormatWithIdleClocks, FormatWithDescriptors, FormatWithFingerprints, FormatWithJoinDescriptors),
-          p.operator,
-          "chain state"
-        )
-      readNodes(in, p, nodes, format)
+      val format = StateHeader.requireFormat(in.readByte(), Formats, p.operator, "chain state")
+      readNodes(in, p, nodes, format, keyCodec(p, group, format))
       val clocks = nodes.indices.map { i =>
         IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
       }
@@ -98,11 +106,49 @@ private[chain] object ChainState {
   def newClocks(p: ChainParams): IndexedSeq[Option[IdleClock]] =
     p.nodes.indices.map(p.idleTimeout(_).map(new IdleClock(_)))
 
-  private def readNodes(in: ByteReader, p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]], format: Int): Unit = {
+  private val Formats =
+    Seq(
+      Format,
+      FormatWithIdleClocks,
+      FormatWithDescriptors,
+      FormatWithFingerprints,
+      FormatWithJoinDescriptors,
+      FormatCompact
+    )
+
+  /** Every node kind, by its code in format 6 (append only: a code, once written, keeps its kind). */
+  private val KindCodes = IndexedSeq(
+    "suppress",
+    "aggregate_windowed",
+    "aggregate",
+    "join_versioned",
+    "filter_stream",
+    "filter_table",
+    "map_values"
+  )
+
+  private def keyCodec(p: ChainParams, group: Array[Byte], format: Int): ChainKeyCodec =
+    if (p.perKey && format >= FormatCompact) p.keys.ofGroup(group) else p.keys
+
+  private def readKind(in: ByteReader, format: Int): String =
+    if (format < FormatCompact) new String(in.readBytes(), UTF_8)
+    else {
+      val code = in.readByte()
+      if (code < 0 || code >= KindCodes.length) throw new IllegalStateException(s"malformed state: node kind $code")
+      KindCodes(code)
+    }
+
+  private def readNodes(
+      in: ByteReader,
+      p: ChainParams,
+      nodes: IndexedSeq[ChainNode[ChainKey]],
+      format: Int,
+      keys: ChainKeyCodec
+  ): Unit = {
     val stored = in.readCount("chain nodes")
     var i = 0
     while (i < stored) {
-      val k = new String(in.readBytes(), UTF_8)
+      val k = readKind(in, format)
       if (i >= nodes.length || k != kind(p.nodes(i))) {
         throw new IllegalStateException(
           s"${p.operator}: the checkpoint was written by a different chain (its step ${i + 1} is $k, this query's is " +
@@ -123,7 +169,7 @@ private[chain] object ChainState {
         if (fingerprint != p.nodes(i).fingerprint)
           throw new IllegalStateException(s"${p.nodes(i).operator}: ${p.nodes(i).changedDefinition}")
       }
-      p.nodes(i).read(in, nodes(i), p.keys, format)
+      p.nodes(i).read(in, nodes(i), keys, format)
       i += 1
     }
     if (stored != nodes.length) {
@@ -143,6 +189,6 @@ private[chain] object ChainState {
     case _: StreamFilterNodeSpec => "filter_stream"
     case _: TableFilterNodeSpec => "filter_table"
     case _: MapValuesNodeSpec => "map_values"
-    case other => other.getClass.getSimpleName
+    case other => throw new IllegalStateException(s"no stored kind for ${other.getClass.getName}")
   }
 }

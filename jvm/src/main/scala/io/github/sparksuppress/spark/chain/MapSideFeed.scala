@@ -10,16 +10,6 @@ import io.github.sparksuppress.spark.window.{
 }
 
 /**
- * The grouped rows of a lone windowed aggregation, which went through the map side before the shuffle
- * ([[io.github.sparksuppress.spark.window.WindowAggregateMapSide]]): [[ShuffleRows]], then the key as the chain
- * groups it (its bytes and its values).
- */
-private[chain] final class MapSideRows(keys: Int, inputs: Int) extends ShuffleRows(keys) {
-  val KeyBytes: Int = Inputs + inputs
-  val KeyValues: Int = KeyBytes + 1
-}
-
-/**
  * Feeds one key's rows to the aggregation node, as the map side left them, in arrival order: a record (with its
  * evaluated inputs) is processed at the stream time including it; where the map side combined, each input partition's
  * partials merge at the stream time before that partition's records; then the windows due at the stream time after
@@ -29,7 +19,7 @@ private[chain] final class MapSideRows(keys: Int, inputs: Int) extends ShuffleRo
 private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends Serializable {
   import ShuffleRows._
 
-  private val rows = new MapSideRows(spec.mapSide.get.keySchema.length, spec.mapSide.get.inputSchema.length)
+  private val rows = new ShuffleRows(spec.mapSide.get.keySchema.length)
   @transient private lazy val buffers: AggregateBuffers = spec.inputs.buffers
 
   /** True for the group of partition summaries. */
@@ -46,16 +36,18 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
       metrics.count("dropped", in.readVarLong() + in.readVarLong())
     }
 
-  /** Feeds one key's rows to the chain's only node, from its current stream time. */
+  /**
+   * Feeds one key's rows (the rows of `key`, as the state is per key) to the chain's only node, from its stream time.
+   */
   def feed(
       batch: Array[Row],
+      key: ChainKey,
       chain: Chain[ChainKey],
       sink: ChainOutput[ChainKey],
       metrics: OperatorMetricsAccumulator
   ): Unit = if (batch.nonEmpty) {
     java.util.Arrays.sort(batch, ByArrival)
     val node = chain.nodes.head.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
-    val key = new ChainKey(batch(0).getAs[Array[Byte]](rows.KeyBytes), batch(0).getStruct(rows.KeyValues))
     var before = node.streamTime // stream time before the current partition's records
     var after = before
     var partition = Long.MinValue

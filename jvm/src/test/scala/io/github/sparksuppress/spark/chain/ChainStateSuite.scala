@@ -11,7 +11,7 @@ import io.github.sparksuppress.core.chain.SuppressNode
 import io.github.sparksuppress.spark.common.RowCodec
 
 /**
- * A chain's stored state across versions: the current format (4) round-trips, and a suppress's state in format 1
+ * A chain's stored state across versions: the current format (6) round-trips, and a suppress's state in format 1
  * (written before node names, run epochs, row descriptors and fingerprints) still reads, so that checkpoints of
  * earlier releases restart.
  */
@@ -41,6 +41,7 @@ class ChainStateSuite extends AnyFunSuite {
     explicitNames = IndexedSeq(name)
   )
   private val key = new ChainKey("a".getBytes(UTF_8), Row("a"))
+  private val shard = Array[Byte](0, 1)
   private val row = Row("a", new java.sql.Timestamp(5000L), 7L)
 
   private def buffered(node: SuppressNode[ChainKey]): Seq[(String, Long, Any, Long)] = {
@@ -56,9 +57,9 @@ class ChainStateSuite extends AnyFunSuite {
     val p = params(Some("alerts"))
     val node = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
     node.process(io.github.sparksuppress.core.chain.ChainRecord(key, null, row, 5000L, false), null)
-    val bytes = ChainState.write(p, IndexedSeq(node), IndexedSeq(None), epoch = 42L)
+    val bytes = ChainState.write(p, IndexedSeq(node), IndexedSeq(None), epoch = 42L, shard)
     val back = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
-    val restored = ChainState.read(bytes, p, IndexedSeq(back))
+    val restored = ChainState.read(bytes, p, IndexedSeq(back), shard)
     assert(restored.epoch === 42L)
     assert(back.streamTime === 5000L)
     assert(buffered(back) === Seq(("a", 5000L, 7L, 5000L)))
@@ -66,8 +67,13 @@ class ChainStateSuite extends AnyFunSuite {
 
   test("the current format refuses state stored under another operator's name") {
     val node = spec.newNode()
-    val bytes = ChainState.write(params(Some("orders")), IndexedSeq(node), IndexedSeq(None), epoch = 1L)
-    val e = intercept[IllegalStateException](ChainState.read(bytes, params(Some("alerts")), IndexedSeq(spec.newNode())))
+    val bytes = ChainState.write(params(Some("orders")), IndexedSeq(node), IndexedSeq(None), epoch = 1L, shard)
+    val e = intercept[IllegalStateException](ChainState.read(
+      bytes,
+      params(Some("alerts")),
+      IndexedSeq(spec.newNode()),
+      shard
+    ))
     assert(e.getMessage.contains("belongs to the operator named 'orders'"), e.getMessage)
   }
 
@@ -81,7 +87,7 @@ class ChainStateSuite extends AnyFunSuite {
     out.writeZigZag(5000L)
     out.writeVarLong(1000000000L)
     val e = intercept[IllegalStateException](
-      ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(spec.newNode()))
+      ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(spec.newNode()), shard)
     )
     assert(e.getMessage.startsWith("suppress 'alerts': the stored chain state cannot be read"), e.getMessage)
     assert(e.getMessage.contains("malformed state: 1000000000 columns in the 0 bytes left"), e.getMessage)
@@ -109,7 +115,7 @@ class ChainStateSuite extends AnyFunSuite {
     out.writeByte(1)
     new RowCodec(schema).writeRow(out, row)
     val node = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
-    val restored = ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(node))
+    val restored = ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(node), shard)
     assert(restored.epoch === ChainState.NoEpoch)
     assert(restored.clocks === IndexedSeq(None))
     assert(node.streamTime === 5000L)

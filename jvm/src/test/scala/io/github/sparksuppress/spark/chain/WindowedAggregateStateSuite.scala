@@ -63,17 +63,28 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
   private def node(n: ChainNode[ChainKey]) =
     n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
 
-  private def stored(s: WindowedAggregateNodeSpec, name: Option[String] = Some("counts")): Array[Byte] = {
+  // The key's bytes, unlike its values' encoding anywhere in the state: per-key state must not store them.
+  private val group = Array[Byte](0x7f, 0x7e, 0x7d)
+
+  private def counted(s: WindowedAggregateNodeSpec): ChainNode[ChainKey] = {
     val n = s.newNode()
-    val key = new ChainKey("a".getBytes(UTF_8), Row("a"))
+    val key = new ChainKey(group, Row("a"))
     n.process(ChainRecord(key, null, Row("a", new java.sql.Timestamp(3L), 7L, "x"), 3L, false), null)
-    ChainState.write(params(s, name), IndexedSeq(n), IndexedSeq(None), epoch = 1L)
+    n
   }
+
+  private def stored(s: WindowedAggregateNodeSpec, name: Option[String] = Some("counts")): Array[Byte] =
+    ChainState.write(params(s, name), IndexedSeq(counted(s)), IndexedSeq(None), epoch = 1L, group)
+
+  private def containsSlice(bytes: Array[Byte], slice: Array[Byte]): Boolean =
+    bytes.indices.exists(i => bytes.slice(i, i + slice.length).sameElements(slice))
+
+  private def restoredKey(back: ChainNode[ChainKey]): ChainKey = node(back).aggregators.firstEntry().getKey
 
   test("windows and buffers come back as stored; first/last forget the call's arrival order") {
     val s = spec(tumbling, 1L)
     val back = s.newNode()
-    ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(back))
+    ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(back), group)
     val a = node(back)
     assert(a.streamTime === 3L)
     val windows = a.aggregators.firstEntry().getValue.windows
@@ -87,21 +98,52 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
     val other = spec(TimeWindowDefinition(20, 20, 0), 2L)
     val changed = intercept[IllegalStateException](ChainState.read(
       written,
-      params(other, Some("counts")), {
-        IndexedSeq(other.newNode())
-      }
+      params(other, Some("counts")),
+      IndexedSeq(other.newNode()),
+      group
     ))
     assert(changed.getMessage.startsWith("aggregate_windowed 'counts': the checkpoint's state was written for other " +
       "windows, aggregations or key types") && changed.getMessage.contains("start from a new checkpoint"))
     val same = spec(tumbling, 1L)
     val renamed = intercept[IllegalStateException](
-      ChainState.read(written, params(same, Some("sessions")), IndexedSeq(same.newNode()))
+      ChainState.read(written, params(same, Some("sessions")), IndexedSeq(same.newNode()), group)
     )
     assert(renamed.getMessage.contains("belongs to the operator named 'counts'"))
     val future = written.clone()
     future(0) = 9
     assert(intercept[IllegalStateException](
-      ChainState.read(future, params(same, Some("counts")), IndexedSeq(same.newNode()))
+      ChainState.read(future, params(same, Some("counts")), IndexedSeq(same.newNode()), group)
     ).getMessage.contains("has format 9"))
+  }
+
+  test("per-key state (format 6) stores its key's values but not its bytes: the group gives them back") {
+    val s = spec(tumbling, 1L)
+    val bytes = stored(s)
+    assert(bytes(0) === ChainState.FormatCompact)
+    assert(!containsSlice(bytes, group), "the key's bytes are stored")
+    val back = s.newNode()
+    ChainState.read(bytes, params(s, Some("counts")), IndexedSeq(back), group)
+    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row("a"))
+  }
+
+  test("per-key state of format 5 (kind by name, every key with its bytes) still reads") {
+    val s = spec(tumbling, 1L)
+    val out = new ByteWriter()
+    out.writeByte(ChainState.FormatWithJoinDescriptors)
+    out.writeVarLong(1)
+    out.writeBytes("aggregate_windowed".getBytes(UTF_8))
+    out.writeBytes("counts".getBytes(UTF_8))
+    out.writeZigZag(1L)
+    s.write(counted(s), out, keys) // the node's own layout is the same in both formats; the key codec is not
+    out.writeByte(0)
+    out.writeZigZag(1L)
+    assert(containsSlice(out.toByteArray, group))
+    val back = s.newNode()
+    // Another group's bytes: format 5 reads each key's own.
+    val restored = ChainState.read(out.toByteArray, params(s, Some("counts")), IndexedSeq(back), Array[Byte](1))
+    assert(restored.epoch === 1L)
+    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row("a"))
+    assert(inputs.buffers.results(node(back).aggregators.firstEntry().getValue.windows(0).buffer).toSeq ===
+      Seq(1L, 7L, "x"))
   }
 }
