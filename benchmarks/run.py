@@ -10,7 +10,8 @@
     benchmarks/run.py --spark 3.5      # on another Spark line (its venv and jar, made by `make jar SPARK=3.5`):
                                        #   final_results (that line's own append aggregation) unless --only says
 
-Results go to benchmarks/results/<UTC time>-<mode>.json with the plots next to it (see benchmarks/README.md).
+Results go to benchmarks/results/<UTC time>-<mode>.json (-partial.json for some of make bench only) with the plots
+next to it (see benchmarks/README.md).
 Exits 1 if a benchmark failed or a result check (same final rows, output equal to the reference) did not hold;
 missed speed targets are reported in the results, never a failure.
 """
@@ -238,7 +239,9 @@ def main(argv=None) -> int:
 
     results["load_average"]["end"] = machine.load_average()
     results["elapsed_seconds"] = round(time.time() - started, 1)
-    line = f"-spark{running_line()}" if args.spark else ""
+    # A run of some of make bench's benchmarks only is not a full run: report.py must not take it for the newest.
+    partial = not args.spark and not all(b in args.benchmarks for b in ALL if b not in OPT_IN)
+    line = f"-spark{running_line()}" if args.spark else "-partial" if partial else ""
     path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}{line}.json")
     with open(path, "w") as fh:
         json.dump(results, fh, indent=2, sort_keys=False)
