@@ -128,14 +128,14 @@ final class ChainFunction(p: ChainParams)
     call(group, rows, state, null)
 
   /**
-   * One call for `group`. Where the state is per key ([[PerKeyChainFunction]]), `keyed` holds the group's key (null
-   * when the first operator's rule reads it as Kafka's null key) and every stream row is of that key.
+   * One call for `group`. Where the state is per key ([[PerKeyChainFunction]]), every stream row is of `groupKey`
+   * (null when the first operator's rule reads it as Kafka's null key).
    */
   private[chain] def call(
       group: Array[Byte],
       rows: Iterator[Row],
       state: GroupState[Array[Byte]],
-      keyed: GroupKey
+      groupKey: ChainKey
   ): Iterator[Row] = {
     val batch =
       if (state.hasTimedOut) Array.empty[Row]
@@ -175,7 +175,7 @@ final class ChainFunction(p: ChainParams)
     if (readsWatermark) chain.advance(watermark, sink)
     val now = state.getCurrentProcessingTimeMs()
     if (p.onWallClock) moveOnWallClock(chain, clocks, watermark, now, batch.nonEmpty, sink)
-    if (mapSide != null) mapSide.feed(batch, keyed.key, chain, sink, firstMetrics)
+    if (mapSide != null) mapSide.feed(batch, groupKey, chain, sink, firstMetrics)
     else if (batch.nonEmpty) {
       if (batch.length > 1) java.util.Arrays.sort(batch, BySideThenArrival)
       var dropped = 0L
@@ -184,7 +184,7 @@ final class ChainFunction(p: ChainParams)
         val row = batch(i)
         if (row.getInt(Side) == TableSide) chain.table(tableRecord(row), sink)
         else if (dropsForTime(row)) dropped += 1
-        else chain.process(streamRecord(row, keyed), sink)
+        else chain.process(streamRecord(row, groupKey), sink)
         i += 1
       }
       if (firstMetrics != null) firstMetrics.count("dropped", dropped)
@@ -281,23 +281,20 @@ final class ChainFunction(p: ChainParams)
 
   private def key(row: Row): ChainKey = ChainKey.orNull(row.getAs[Array[Byte]](Key), row.getStruct(KeyValues))
 
-  private[chain] def groupKey(bytes: Array[Byte], values: Row): GroupKey = {
-    val nulls = (0 until values.length).count(values.isNullAt)
-    GroupKey(if (p.inputRule.isNullKey(nulls, values.length)) null else new ChainKey(bytes, values))
+  /** The stream key of these values, or null where the first operator's rule reads them as Kafka's null key. */
+  private[chain] def streamKey(bytes: Array[Byte], values: Row): ChainKey = {
+    var nulls = 0
+    var i = 0
+    while (i < values.length) { if (values.isNullAt(i)) nulls += 1; i += 1 }
+    if (p.inputRule.isNullKey(nulls, values.length)) null else new ChainKey(bytes, values)
   }
 
   private def streamKey(row: Row): ChainKey = {
     val user = row.getStruct(UserRow)
     val values = new Array[Any](p.streamKeys.length)
-    var nulls = 0
     var i = 0
-    while (i < values.length) {
-      values(i) = user.get(p.streamKeys(i))
-      if (values(i) == null) nulls += 1
-      i += 1
-    }
-    if (p.inputRule.isNullKey(nulls, values.length)) null
-    else new ChainKey(row.getAs[Array[Byte]](Key), new GenericRow(values))
+    while (i < values.length) { values(i) = user.get(p.streamKeys(i)); i += 1 }
+    streamKey(row.getAs[Array[Byte]](Key), new GenericRow(values))
   }
 
   /** A stream row the first operator drops for its event time (null, or before 1970), by its rule. */
@@ -325,13 +322,13 @@ final class ChainFunction(p: ChainParams)
     ms
   }
 
-  private def streamRecord(row: Row, keyed: GroupKey): ChainRecord[ChainKey] = {
+  private def streamRecord(row: Row, groupKey: ChainKey): ChainRecord[ChainKey] = {
     val user = row.getStruct(UserRow)
     val deleted =
       if (join != null) join.valueIsNull(user)
       else p.tombstone.exists(c => !user.isNullAt(c) && user.getBoolean(c))
     val window = p.window.map(w => Bounds(w.start(user, p.operator), w.end(user, p.operator))).orNull
-    ChainRecord(if (keyed != null) keyed.key else streamKey(row), window, user, time(row, "stream"), deleted)
+    ChainRecord(if (p.perKey) groupKey else streamKey(row), window, user, time(row, "stream"), deleted)
   }
 
   private def tableRecord(row: Row): ChainRecord[ChainKey] = {
@@ -346,11 +343,6 @@ final class ChainFunction(p: ChainParams)
 }
 
 /**
- * The key of a call where the chain's state is per key: null when the first operator reads it as Kafka's null key.
- */
-private[chain] final case class GroupKey(key: ChainKey)
-
-/**
  * The chain's function where its state is per key (`ChainParams.perKey`): Spark groups by the key's own columns, and
  * each call encodes its key once (the bytes that order and identify keys in the chain, [[ChainKey]]) instead of every
  * row carrying them.
@@ -362,6 +354,6 @@ final class PerKeyChainFunction(p: ChainParams, encoder: KeyEncoding.Encoder)
 
   override def apply(key: Row, rows: Iterator[Row], state: GroupState[Array[Byte]]): Iterator[Row] = {
     val bytes = encoder.encode(key)
-    chain.call(bytes, rows, state, chain.groupKey(bytes, key))
+    chain.call(bytes, rows, state, chain.streamKey(bytes, key))
   }
 }

@@ -69,7 +69,7 @@ private[chain] object ChainState {
     val keys = keyCodec(p, group, FormatCompact)
     var i = 0
     while (i < nodes.length) {
-      out.writeByte(KindCodes.indexOf(kind(p.nodes(i))))
+      out.writeByte(kindCode(p.nodes(i)))
       out.writeBytes(p.explicitName(i).getOrElse("").getBytes(UTF_8))
       out.writeZigZag(p.nodes(i).fingerprint)
       p.nodes(i).write(nodes(i), out, keys)
@@ -181,14 +181,17 @@ private[chain] object ChainState {
     }
   }
 
-  private def kind(n: NodeSpec): String = n match {
-    case _: SuppressNodeSpec => "suppress"
-    case _: WindowedAggregateNodeSpec => "aggregate_windowed"
-    case _: KeyAggregateNodeSpec => "aggregate"
-    case _: JoinNodeSpec => "join_versioned"
-    case _: StreamFilterNodeSpec => "filter_stream"
-    case _: TableFilterNodeSpec => "filter_table"
-    case _: MapValuesNodeSpec => "map_values"
+  private def kind(n: NodeSpec): String = KindCodes(kindCode(n))
+
+  /** The node's kind as format 6 stores it: its place in [[KindCodes]]. */
+  private def kindCode(n: NodeSpec): Int = n match {
+    case _: SuppressNodeSpec => 0
+    case _: WindowedAggregateNodeSpec => 1
+    case _: KeyAggregateNodeSpec => 2
+    case _: JoinNodeSpec => 3
+    case _: StreamFilterNodeSpec => 4
+    case _: TableFilterNodeSpec => 5
+    case _: MapValuesNodeSpec => 6
     case other => throw new IllegalStateException(s"no stored kind for ${other.getClass.getName}")
   }
 }
