@@ -2,6 +2,7 @@ package io.github.sparksuppress.spark
 
 import java.sql.Timestamp
 
+import scala.annotation.nowarn
 import scala.collection.mutable
 
 import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
@@ -87,34 +88,30 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
       (key: String, rows: Iterator[Row], state: GroupState[Long]) => state.setTimeoutDuration(1L); rows.map(_ => key)
     }
     val checkpoint = tempDir("probe-restart")
-    def start(intervalMs: Long) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => {
+    def start(trigger: Trigger) = out.writeStream.outputMode("append").foreachBatch((b: Dataset[String], _: Long) => {
       b.collect(); ()
-    })
-      .option("checkpointLocation", checkpoint).trigger(Trigger.ProcessingTime(intervalMs)).start()
+    }).option("checkpointLocation", checkpoint).trigger(trigger).start()
     def executed(q: StreamingQuery) = q.recentProgress.count(_.durationMs.containsKey("addBatch"))
     def await(q: StreamingQuery, batches: Int): Unit = {
       val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
       while (executed(q) < batches && System.nanoTime() < deadline) q.awaitTermination(5L)
       assert(executed(q) >= batches, s"$batches micro-batches within 60 s")
     }
-    val first = start(1000L)
+    // The first run is one batch and ends by itself, its batch committed. (A query stopped while it runs no-data
+    // batches can leave one uncommitted; the restart then runs that batch again and, with a last execution to ask,
+    // goes on running no-data batches: seen on a loaded machine. AvailableNow never ends here: the timeouts ask for
+    // another batch forever.) The trap pinned here is the restart from a committed checkpoint.
+    input.addData(Ev("a", new Timestamp(0)))
+    val first = start(Trigger.Once(): @nowarn("cat=deprecation"))
+    try assert(first.awaitTermination(60L * 1000), "the first run ends once its input is read")
+    finally first.stop()
+    assert(executed(first) >= 1, "the first run read the row")
+    val second = start(Trigger.ProcessingTime(20L))
     try {
-      input.addData(Ev("a", new Timestamp(0)))
-      await(first, 2) // the batch with the row, then one without input
-    } finally first.stop()
-    // On a loaded machine the stop can cut a later no-data batch short (its offsets written, its commit not): Spark
-    // then runs that batch again at the restart, which is recovery, not a batch without input.
-    def last(log: String) = Option(new java.io.File(checkpoint, log).listFiles()).toSeq.flatten.map(_.getName)
-      .filter(_.forall(_.isDigit)).map(_.toLong).foldLeft(-1L)(math.max)
-    val recovered = if (last("offsets") > last("commits")) 1 else 0
-    val second = start(20L)
-    try {
-      // The recovered batch first, however long a loaded machine takes to restart; then some 75 triggers more.
-      if (recovered == 1) await(second, 1)
       second.awaitTermination(1500L)
-      assert(executed(second) === recovered, s"some 75 triggers, no micro-batch but $recovered recovered")
+      assert(executed(second) === 0, "some 75 triggers, no micro-batch")
       input.addData(Ev("b", new Timestamp(0)))
-      await(second, 2)
+      await(second, 2) // the batch with the row, then one without input: the timeouts drive batches again
     } finally second.stop()
   }
 
