@@ -37,7 +37,7 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-once conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-singles conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -100,9 +100,10 @@ conformance: jar
 	$(PY) tests/conformance/run.py
 	$(PY) tests/conformance/run.py --join-stream-watermark
 
-# Every vector once (no second join pass): what `make test` runs on the lines other than the default.
-conformance-once: jar
-	$(PY) tests/conformance/run.py
+# The single-operator vectors once on py4j (no second join pass): what `make test` runs on py4j on the lines other
+# than the default, whose chain vectors run over Connect (conformance-connect-chains), so each vector runs once there.
+conformance-singles: jar
+	$(PY) tests/conformance/run.py --no-chains
 
 # The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
 # on an in-process local Connect server with the plugins; then every conformance vector through Connect.

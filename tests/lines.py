@@ -12,11 +12,12 @@ for the second Scala version of a line), so a suite here is exactly what `make <
   wheel with only pyspark-client (`test-connect-client`) and the quick slice of the cluster faults (an executor
   and then the driver killed on a standalone cluster, `test-cluster-faults`);
 - every other line: the Scala suites that pin Spark's and Scala's behaviour (`test-jvm`: the probe suites,
-  `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: every conformance vector and chain
-  vector on py4j once (`conformance-once`), Connect's own tests (`test-connect-plugin`) and the chain vectors on
-  Spark Connect (`conformance-connect-chains`). That keeps every line building and running its vectors within the
-  time `make test` has on 2 cores (one record per micro-batch costs a Spark batch each, and every suite on every
-  line does not fit); `make test SPARK=<line>` runs the whole suite on one line.
+  `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: the single-operator vectors on py4j
+  (`conformance-singles`), Connect's own tests (`test-connect-plugin`) and the chain vectors on Spark Connect
+  (`conformance-connect-chains`): every vector once, and both ways of reaching the JVM. That keeps every line
+  building and running its vectors within the time `make test` has on 2 cores (one record per micro-batch costs a
+  Spark batch each, and every suite on every line does not fit); `make test SPARK=<line>` runs the whole suite on
+  one line.
 
 The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
 whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
@@ -90,7 +91,7 @@ def suites(line: Line) -> List[str]:
             "test-connect-client",
             "test-cluster-faults",
         ]
-    return ["test-jvm", "conformance-once", "test-connect-plugin", "conformance-connect-chains"]
+    return ["test-jvm", "conformance-singles", "test-connect-plugin", "conformance-connect-chains"]
 
 
 @dataclass
@@ -175,9 +176,22 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
             ),
         )
     seconds = time.monotonic() - started
+    with open(log, errors="replace") as f:
+        failed = failed_projects(f.read())
     for line in lines:
         found = junit_counts(os.path.join(ROOT, "target", line.project, "test-reports"))
-        record(line, "test-jvm", found, proc.returncode, seconds, log, results, lock)
+        # One sbt run serves every line: its exit code fails a line only when sbt names that line's project, or
+        # names none (then which line failed is unknown).
+        own = proc.returncode if line.project in failed or not failed else 0
+        record(line, "test-jvm", found, own, seconds, log, results, lock)
+
+
+_SBT_FAILED = re.compile(r"^\[error\] \((\w+) / Test / test\)", re.M)
+
+
+def failed_projects(output: str) -> set:
+    """The sbt projects whose ``test`` task sbt reports as failed (``[error] (spark40_213 / Test / test) ...``)."""
+    return set(_SBT_FAILED.findall(output))
 
 
 def record(
@@ -255,6 +269,42 @@ def check(cmd: List[str]) -> None:
         sys.exit(f"failed: {' '.join(cmd)}")
 
 
+def junit_failures(report_dir: str) -> List[str]:
+    """``Suite: test: message`` for each failed or aborted test in the JUnit XML reports sbt wrote for one project."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(report_dir, "TEST-*.xml"))):
+        suite = ElementTree.parse(path).getroot()
+        for case in suite.iter("testcase"):
+            for bad in list(case.findall("failure")) + list(case.findall("error")):
+                name = (suite.get("name") or "").rsplit(".", 1)[-1]
+                found.append(f"{name}: {case.get('name')}: {bad.get('message') or bad.get('type') or ''}")
+    return found
+
+
+_FAILURE_LINES = re.compile(r"^(FAILED |FAIL |ERROR )")  # pytest's short summary, the conformance runner's verdicts
+_ASSERTION_LINES = re.compile(r"^E   ")  # pytest's traceback, when there is no summary (a crash, a timeout)
+
+
+def why(line: Line, suite: str, result: Result, most: int = 3, width: int = 200) -> List[str]:
+    """A failed suite's first failures, one short line each (pytest's and the conformance runner's FAIL lines, sbt's
+    JUnit reports), so that the end of the output, all a CI page may show, says what failed and not only where."""
+    if suite == "test-jvm":
+        reasons = junit_failures(os.path.join(ROOT, "target", line.project, "test-reports"))
+    else:
+        try:
+            with open(os.path.join(ROOT, result.log), errors="replace") as f:
+                text = f.read().splitlines()
+        except OSError:
+            text = []
+        reasons = [t for t in text if _FAILURE_LINES.match(t)] or [t for t in text if _ASSERTION_LINES.match(t)]
+    if not reasons:
+        reasons = [f"no failure named; see {result.log}"]
+    shown = [f"  {line.name} {suite}: {' '.join(r.split())[:width]}" for r in reasons[:most]]
+    if len(reasons) > most:
+        shown.append(f"  {line.name} {suite}: ... {len(reasons) - most} more in {result.log}")
+    return shown
+
+
 def table(lines: List[Line], results: Dict[Tuple[str, str], Result]) -> str:
     names = []
     for ln in lines:
@@ -308,7 +358,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     # The longest Python suites first, so the shorter ones fill the gaps at the end.
     python = sorted(
         ((ln, s) for ln in lines for s in suites(ln) if s not in ("test-jvm", "lint")),
-        key=lambda ls: (ls[1] not in ("conformance", "conformance-connect", "conformance-once"), not ls[0].default),
+        key=lambda ls: (ls[1] not in ("conformance", "conformance-connect", "conformance-singles"), not ls[0].default),
     )
     jvm_thread = threading.Thread(target=run_jvm, args=(lines, args.jvm_jobs, results, lock))
     jvm_thread.start()
@@ -323,6 +373,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     passed = sum(r.passed for r in results.values())
     failed = sum(r.failed for r in results.values())
     skipped = sum(r.skipped for r in results.values())
+    failures = [
+        text
+        for ln in lines
+        for s in suites(ln)
+        if (ln.name, s) in results and results[(ln.name, s)].status != "ok"
+        for text in why(ln, s, results[(ln.name, s)])
+    ]
+    if failures:
+        print("what failed:")
+        print("\n".join(failures))
     print(f"whole run: {minutes:.1f} min on {os.cpu_count()} cores")
     lint = [r for (_, s), r in results.items() if s == "lint" and r.status != "ok"]
     if lint:

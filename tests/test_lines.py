@@ -27,6 +27,18 @@ def test_conformance_totals_of_two_runs_add_up():
     assert lines.counts("conformance", out) == (104, 1, 8)
 
 
+def test_only_the_projects_sbt_names_failed_fail_their_line():
+    out = (
+        "[info] Tests: succeeded 21, failed 0, canceled 0, ignored 0, pending 0\n"
+        "[error] Failed tests:\n"
+        "[error] \tio.github.sparksuppress.spark.SparkBehaviourProbeSuite\n"
+        "[error] (spark43_213 / Test / test) sbt.TestsFailedException: Tests unsuccessful\n"
+        "[error] (spark40_213 / Test / test) sbt.TestsFailedException: Tests unsuccessful\n"
+    )
+    assert lines.failed_projects(out) == {"spark43_213", "spark40_213"}
+    assert lines.failed_projects("[success] Total time: 27 s\n") == set()
+
+
 def test_a_run_without_a_closing_line_has_no_counts():
     assert lines.counts("test-jvm", "[error] Compilation failed\n") is None
     assert lines.counts("conformance", "Traceback (most recent call last):\n") is None
@@ -65,7 +77,7 @@ def test_every_line_builds_and_runs_its_vectors_and_the_default_line_everything(
                 "test-cluster-faults",
             }
         elif line.pyspark is not None:
-            assert {"conformance-once", "test-connect-plugin", "conformance-connect-chains"} <= set(suites)
+            assert {"conformance-singles", "test-connect-plugin", "conformance-connect-chains"} <= set(suites)
         else:
             assert suites == ["test-jvm"]
 
@@ -83,3 +95,29 @@ def test_the_style_checks_run_once_and_their_closing_line_counts():
         "$ ruff check\nAll checks passed!\n$ mypy python/spark_suppress\nFAIL ruff format --check\n2 passed, 1 failed\n"
     )
     assert lines.counts("lint", out) == (2, 1, 0)
+
+
+def test_a_failed_suite_is_explained_by_its_first_failures(tmp_path, monkeypatch):
+    line = lines.read_lines()[-1]
+    monkeypatch.setattr(lines, "ROOT", str(tmp_path))
+    log = tmp_path / "python.log"
+    log.write_text(
+        "..F\nE   assert 1 == 2\n"
+        "FAILED tests/test_a.py::test_one - AssertionError: one\nFAILED tests/test_a.py::test_two - two\n"
+        "2 failed, 1 passed in 3.0s\n"
+    )
+    shown = lines.why(line, "test-python", lines.Result(1, 2, 0, status="failed", log="python.log"), most=1)
+    assert shown == [
+        f"  {line.name} test-python: FAILED tests/test_a.py::test_one - AssertionError: one",
+        f"  {line.name} test-python: ... 1 more in python.log",
+    ]
+    reports = tmp_path / "target" / line.project / "test-reports"
+    reports.mkdir(parents=True)
+    (reports / "TEST-a.b.ProbeSuite.xml").write_text(
+        '<testsuite name="a.b.ProbeSuite" tests="2" failures="1" errors="0">'
+        '<testcase name="restarts"><failure message="4 did not equal 0" type="TestFailedException"/></testcase>'
+        '<testcase name="ok"/></testsuite>'
+    )
+    assert lines.why(line, "test-jvm", lines.Result(1, 1, 0, status="failed")) == [
+        f"  {line.name} test-jvm: ProbeSuite: restarts: 4 did not equal 0"
+    ]

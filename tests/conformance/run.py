@@ -1,8 +1,9 @@
 """Conformance runner: every Kafka-derived vector through the real Spark operators, one record per micro-batch.
 
-Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only]   (vectors from $CONFORMANCE_DIR, default
-tests/conformance/vectors, and chain vectors from $CHAINS_DIR, several joined by ':', default the folders `chains` and
-`chains_filter` beside them). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any failure.
+Usage: python tests/conformance/run.py [--only SUBSTRING] [--chains-only | --no-chains]   (vectors from
+$CONFORMANCE_DIR, default tests/conformance/vectors, and chain vectors from $CHAINS_DIR, several joined by ':', default
+the folders `chains` and `chains_filter` beside them). Prints PASS/FAIL/SKIP per vector and a total; exits 1 on any
+failure.
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def main(argv=None) -> int:
         help="run the stream-table join vectors only, their stream with a 0-second watermark (the join "
         "then also releases starved shards on it; Kafka's timing must hold)",
     )
-    parser.add_argument("--chains-only", action="store_true", help="run only the chain vectors")
+    chains = parser.add_mutually_exclusive_group()
+    chains.add_argument("--chains-only", action="store_true", help="run only the chain vectors")
+    chains.add_argument("--no-chains", action="store_true", help="run only the single-operator vectors")
     parser.add_argument(
         "--jobs",
         type=int,
@@ -106,7 +109,7 @@ def main(argv=None) -> int:
     directory = vector_dir()
     vectors = [] if args.chains_only else load_vectors(directory)
     print(f"conformance vectors from {directory}: {len(vectors)}" + (" (Spark Connect)" if CONNECT else ""))
-    for chains in chains_dirs():
+    for chains in [] if args.no_chains else chains_dirs():
         chain_vectors = load_vectors(chains)
         print(f"chain vectors from {chains}: {len(chain_vectors)}")
         vectors += chain_vectors
