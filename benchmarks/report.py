@@ -7,7 +7,8 @@
 
 Each file must contain the markers ``<!-- BENCH-TABLE -->`` and ``<!-- /BENCH-TABLE -->``, each on a line of its
 own; everything between them is replaced. By default the tables come from the newest full run in
-benchmarks/results (the newest run of any mode if there is no full one).
+benchmarks/results (the newest run of any mode if there is no full one); a benchmark a full run did not run (benchmark
+11 is never in `make bench`) comes from the newest full or partial run that did, and the tables say which.
 """
 
 from __future__ import annotations
@@ -39,6 +40,35 @@ def latest_results(results_dir: str = RESULTS_DIR, mode: Optional[str] = None) -
             "run `make bench` (or benchmarks/run.py) first"
         )
     return files[-1]
+
+
+def carry_missing(results: Dict[str, Any], path: str, results_dir: str = RESULTS_DIR) -> Dict[str, str]:
+    """Adds to ``results`` each benchmark it did not run from the newest full or partial run that did (benchmark 11
+    is never in `make bench`, so a full run of it leaves it out); returns {benchmark: that run's file}. Runs of
+    another Spark line and quick runs never count: their numbers are not the default line's."""
+    carried: Dict[str, str] = {}
+    files = sorted(glob.glob(os.path.join(results_dir, "*.json")), reverse=True)
+    for other in files:
+        if os.path.abspath(other) == os.path.abspath(path) or not other.endswith(("-full.json", "-full-partial.json")):
+            continue
+        with open(other) as fh:
+            found = json.load(fh)
+        for name, b in found.get("benchmarks", {}).items():
+            if name not in results["benchmarks"] and name not in (results.get("errors") or {}):
+                results["benchmarks"][name] = b
+                carried[name] = other
+    return carried
+
+
+def _carried(carried: Dict[str, str], link_dir: str) -> List[str]:
+    if not carried:
+        return []
+    parts = [
+        f"{name} from `{os.path.relpath(os.path.abspath(f), ROOT)}`"
+        + "".join(f" ([plot]({os.path.relpath(g, link_dir)}))" for g in _plot_files(f, name))
+        for name, f in sorted(carried.items())
+    ]
+    return ["", "Not run by this run, so taken from the newest run that did: " + "; ".join(parts) + "."]
 
 
 def _n(x: float, digits: int = 0) -> str:
@@ -353,12 +383,18 @@ def _notes(results: Dict[str, Any]) -> List[str]:
     return [""] + lines if lines else []
 
 
+def _plot_files(results_path: str, benchmark: str = "*") -> List[str]:
+    """The plots a run wrote next to its JSON: ``<stem>-<benchmark>.png``."""
+    stem = os.path.abspath(results_path)[: -len(".json")]
+    return sorted(glob.glob(glob.escape(stem) + f"-{benchmark}.png"))
+
+
 def _plots(results_path: Optional[str], link_dir: str) -> List[str]:
     """Links to the run's plots (written next to its JSON), relative to the directory of the file they go in."""
     if not results_path:
         return []
     stem = results_path[: -len(".json")]
-    found = sorted(glob.glob(glob.escape(stem) + "-*.png"))
+    found = _plot_files(results_path)
     if not found:
         return []
     links = [
@@ -369,9 +405,13 @@ def _plots(results_path: Optional[str], link_dir: str) -> List[str]:
 
 
 def summary(
-    results: Dict[str, Any], source: Optional[str] = None, results_path: Optional[str] = None, link_dir: str = ROOT
+    results: Dict[str, Any],
+    source: Optional[str] = None,
+    results_path: Optional[str] = None,
+    link_dir: str = ROOT,
+    carried: Optional[Dict[str, str]] = None,
 ) -> str:
-    lines = _header(results, source) + _plots(results_path, link_dir)
+    lines = _header(results, source) + _plots(results_path, link_dir) + _carried(carried or {}, link_dir)
     for part in (
         _throughput,
         _breakdown,
@@ -419,10 +459,12 @@ def main(argv=None) -> int:
     with open(path) as fh:
         results = json.load(fh)
     source = os.path.relpath(os.path.abspath(path), ROOT)
+    carried = carry_missing(results, path, args.results_dir) if results.get("mode") == "full" else {}
     if not args.markdown:
-        sys.stdout.write(summary(results, source, os.path.abspath(path), os.getcwd()))
+        sys.stdout.write(summary(results, source, os.path.abspath(path), os.getcwd(), carried))
     for md in args.markdown:
-        rewrite(md, summary(results, source, os.path.abspath(path), os.path.dirname(os.path.abspath(md))))
+        link_dir = os.path.dirname(os.path.abspath(md))
+        rewrite(md, summary(results, source, os.path.abspath(path), link_dir, carried))
         print(f"report.py: rewrote the benchmark table in {md} from {os.path.relpath(path, ROOT)}")
     return 0
 

@@ -1,0 +1,35 @@
+"""benchmarks/report.py: which run the published tables come from. Pure Python: no Spark session."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+
+import report  # noqa: E402
+
+
+def write(directory, name, benchmarks, mode="full"):
+    path = directory / name
+    path.write_text(json.dumps({"mode": mode, "benchmarks": {b: {"title": f"{b} of {name}"} for b in benchmarks}}))
+    return str(path)
+
+
+def test_a_full_run_takes_what_it_did_not_run_from_the_newest_run_that_did(tmp_path):
+    write(tmp_path, "20261126T000000Z-full.json", ["final_results", "kafka_sustained", "chains"])
+    write(tmp_path, "20261127T000000Z-full-partial.json", ["kafka_sustained"])
+    write(tmp_path, "20261128T000000Z-full-spark3.5.json", ["chains"])  # another line: never carried
+    write(tmp_path, "20261128T010000Z-quick.json", ["chains"], mode="quick")  # a smoke run: never carried
+    newest = write(tmp_path, "20261129T000000Z-full.json", ["final_results"])
+    assert report.latest_results(str(tmp_path)) == newest  # a partial run is never the newest full run
+    with open(newest) as fh:
+        results = json.load(fh)
+    carried = report.carry_missing(results, newest, str(tmp_path))
+    assert {b: os.path.basename(f) for b, f in carried.items()} == {
+        "kafka_sustained": "20261127T000000Z-full-partial.json",
+        "chains": "20261126T000000Z-full.json",
+    }
+    assert results["benchmarks"]["final_results"]["title"] == "final_results of 20261129T000000Z-full.json"
+    assert results["benchmarks"]["kafka_sustained"]["title"] == "kafka_sustained of 20261127T000000Z-full-partial.json"
+    shown = "\n".join(report._carried(carried, str(tmp_path)))
+    assert "chains from `" in shown and "20261126T000000Z-full.json" in shown
