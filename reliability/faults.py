@@ -166,6 +166,21 @@ class Submission:
             found.setdefault(query, done.get(query, -1) + 1)
         return found
 
+    def batches_in_flight_after_progress(self, seconds: float = 120) -> Dict[str, int]:
+        """``batches_in_flight``, once every query's batch before the one it is in has reported its progress. That
+        progress reaches the output through Spark's listener bus and Python, which can lag the running job by a batch
+        on a loaded machine; a driver killed meanwhile takes it along, and the check that the kill came after a batch
+        that left records in the state would find nothing to read."""
+
+        def ready() -> Optional[Dict[str, int]]:
+            if self.process.poll() is not None:
+                raise AssertionError(f"spark-submit exited with {self.process.returncode} before the kill: {self.log}")
+            found = self.batches_in_flight()
+            done = {(p["query"], p["batch"]) for p in map(json.loads, self.tagged("PROGRESS"))}
+            return found if found and all((q, b - 1) in done for q, b in found.items()) else None
+
+        return wait_until(ready, seconds, "the progress of the batch before the one to kill in", interval=0.02)
+
     def _running(self, batch: int) -> bool:
         """True while spark-submit runs; fails with its log's tail once it has exited before ``batch`` ran."""
         if self.process.poll() is not None:
@@ -281,7 +296,7 @@ def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.
 def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
     kill.batch = sub.running_batch_with_tasks(kill.batch)
     time.sleep(kill.delay_ms / 1000)
-    kill.batches = sub.batches_in_flight()
+    kill.batches = sub.batches_in_flight_after_progress()
     killed = time.monotonic()
     python = children(sub.process.pid)
     sub.process.send_signal(signal.SIGKILL)
