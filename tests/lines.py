@@ -24,7 +24,8 @@ whose forked test JVMs run --jvm-jobs lines at once; each line's counts come fro
 (target/<project>/test-reports). The Python suites of different lines run beside it, up to --jobs at once (each is
 one Spark driver on local[2], mostly waiting on micro-batch latency). Each suite's output goes to
 target/test-logs/<line>/<suite>.log (sbt's to target/test-logs/test-jvm.log); its counts come from the runner's
-own closing line. Exits 1 when any suite failed or ended without its runner's closing line.
+own closing line. After the table, "what failed:" gives each failed suite's first failures, a line each. Exits 1 when
+any suite failed or ended without its runner's closing line.
 """
 
 from __future__ import annotations
