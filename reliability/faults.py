@@ -166,15 +166,15 @@ class Submission:
             found.setdefault(query, done.get(query, -1) + 1)
         return found
 
-    def batches_in_flight_after_progress(self, seconds: float = 120) -> Dict[str, int]:
+    def batches_in_flight_after_progress(self, batch: int, seconds: float = 120) -> Dict[str, int]:
         """``batches_in_flight``, once every query's batch before the one it is in has reported its progress. That
         progress reaches the output through Spark's listener bus and Python, which can lag the running job by a batch
         on a loaded machine; a driver killed meanwhile takes it along, and the check that the kill came after a batch
-        that left records in the state would find nothing to read."""
+        that left records in the state would find nothing to read. ``batch``: the kill's, named should spark-submit
+        exit meanwhile."""
 
         def ready() -> Optional[Dict[str, int]]:
-            if self.process.poll() is not None:
-                raise AssertionError(f"spark-submit exited with {self.process.returncode} before the kill: {self.log}")
+            self._running(batch)
             found = self.batches_in_flight()
             done = {(p["query"], p["batch"]) for p in map(json.loads, self.tagged("PROGRESS"))}
             return found if found and all((q, b - 1) in done for q, b in found.items()) else None
@@ -296,7 +296,7 @@ def kill_executor_in(sub: Submission, cluster: Cluster, kill: Kill, rnd: random.
 def kill_driver_in(sub: Submission, cluster: Cluster, kill: Kill) -> None:
     kill.batch = sub.running_batch_with_tasks(kill.batch)
     time.sleep(kill.delay_ms / 1000)
-    kill.batches = sub.batches_in_flight_after_progress()
+    kill.batches = sub.batches_in_flight_after_progress(kill.batch)
     killed = time.monotonic()
     python = children(sub.process.pid)
     sub.process.send_signal(signal.SIGKILL)

@@ -137,14 +137,18 @@ def counts(suite: str, output: str) -> Optional[Tuple[int, int, int]]:
     return tuple(total) if seen else None  # type: ignore[return-value]
 
 
+def junit_suites(report_dir: str) -> List[ElementTree.Element]:
+    """The ``testsuite`` elements of the JUnit XML reports sbt wrote for one project, in file-name order."""
+    return [ElementTree.parse(p).getroot() for p in sorted(glob.glob(os.path.join(report_dir, "TEST-*.xml")))]
+
+
 def junit_counts(report_dir: str) -> Optional[Tuple[int, int, int]]:
     """(passed, failed, skipped) over the JUnit XML reports sbt wrote for one project, or None when there are none."""
-    reports = glob.glob(os.path.join(report_dir, "TEST-*.xml"))
-    if not reports:
+    suites = junit_suites(report_dir)
+    if not suites:
         return None
     passed = failed = skipped = 0
-    for path in reports:
-        suite = ElementTree.parse(path).getroot()
+    for suite in suites:
         tests, bad = int(suite.get("tests", 0)), int(suite.get("failures", 0)) + int(suite.get("errors", 0))
         skip = int(suite.get("skipped", 0))
         passed += tests - bad - skip
@@ -273,8 +277,7 @@ def check(cmd: List[str]) -> None:
 def junit_failures(report_dir: str) -> List[str]:
     """``Suite: test: message`` for each failed or aborted test in the JUnit XML reports sbt wrote for one project."""
     found = []
-    for path in sorted(glob.glob(os.path.join(report_dir, "TEST-*.xml"))):
-        suite = ElementTree.parse(path).getroot()
+    for suite in junit_suites(report_dir):
         for case in suite.iter("testcase"):
             for bad in list(case.findall("failure")) + list(case.findall("error")):
                 name = (suite.get("name") or "").rsplit(".", 1)[-1]
