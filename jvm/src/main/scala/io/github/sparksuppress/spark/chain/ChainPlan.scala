@@ -291,17 +291,21 @@ object ChainPlan {
       lit(null).cast(BooleanType),
       schema.fields(tsIdx).name
     )
-    val internal = table match {
+    // The rows the stateful call groups, and the columns of them that hold the chain's key (per key, Spark groups by
+    // those): the map side's rows lead with the key's columns (ShuffleRows), a stream row keeps them in its user row.
+    val inUserRow = keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name))
+    val (internal, keyColumns) = table match {
       case None =>
         // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
         val bypassed = WatermarkBypass(df)
-        val rows = nodes.head match {
+        val (rows, keys) = nodes.head match {
           case w: WindowedAggregateNodeSpec if w.mapSide.isDefined =>
             val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
-            mapSideInput(bypassed, w, agg, streamKeys)
-          case _ => streamSide(bypassed)
+            val shuffled = mapSideInput(bypassed, w, agg, streamKeys)
+            (shuffled, shuffled.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c))))
+          case _ => (streamSide(bypassed), inUserRow)
         }
-        rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor)
+        (rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor), keys)
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
@@ -317,7 +321,7 @@ object ChainPlan {
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
           t.timestamp
         )
-        streamSide(stream).union(tableSide)
+        (streamSide(stream).union(tableSide), inUserRow)
     }
     val shard = udf(new ShardUdf(shards), BinaryType)
     val outputSchema = nodes.head match {
@@ -362,13 +366,7 @@ object ChainPlan {
     val chained =
       if (perKey) {
         // Per key, Spark groups by the key's own columns, as its aggregations do: sorting them is cheap (a string's
-        // first bytes decide most comparisons), where encoded keys are copied for every comparison. The key's
-        // columns: the map side's first ones, else the stream row's.
-        val keyColumns = internal.columns.head match {
-          case ChainRows.UserRowColumn =>
-            keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name))
-          case _ => internal.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c)))
-        }
+        // first bytes decide most comparisons), where encoded keys are copied for every comparison.
         val named = keyColumns.zip(keySchema.fieldNames).map { case (c, n) => c.as(n) }
         val groups = internal.groupBy(named: _*).as[Row, Row](Encoders.row(keySchema), Encoders.row(internal.schema))
         val function = new PerKeyChainFunction(params, KeyEncoding.encoder(keySchema))
