@@ -154,6 +154,23 @@ def main(argv=None) -> int:
         "load_average": {"start": machine.load_average()},
     }
     failed = False
+    # A run of some of make bench's benchmarks only is not a full run: report.py must not take it for the newest.
+    partial = not args.spark and not all(b in args.benchmarks for b in ALL if b not in OPT_IN)
+    line = f"-spark{running_line()}" if args.spark else "-partial" if partial else ""
+    stem = f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}"
+    path = os.path.join(args.results_dir, f"{stem}{line}.json")
+    # Until the run ends its file is a partial run's, rewritten after every benchmark: a run cut short (killed, or
+    # out of time: benchmark 11 alone takes over two hours) keeps what it measured, which report.py can carry.
+    progress = os.path.join(args.results_dir, f"{stem}{line or '-partial'}.json")
+
+    def save(to: str, finished: bool) -> None:
+        results["finished"] = finished
+        results["load_average"]["end"] = machine.load_average()
+        results["elapsed_seconds"] = round(time.time() - started, 1)
+        with open(to + ".tmp", "w") as fh:
+            json.dump(results, fh, indent=2, sort_keys=False)
+            fh.write("\n")
+        os.replace(to + ".tmp", to)
 
     def record(name, fn):
         nonlocal failed
@@ -165,12 +182,14 @@ def main(argv=None) -> int:
             traceback.print_exc()
             results["errors"][name] = f"{type(e).__name__}: {e}"[:4000]
             failed = True
+            save(progress, False)
             return
         result["elapsed_seconds"] = round(time.time() - t0, 1)
         result["load_average"] = {"before": load_before, "after": machine.load_average()}
         results["benchmarks"][name] = result
         failed = failed or checks_failed(result)
         log(f"{name} done in {result['elapsed_seconds']} s")
+        save(progress, False)
 
     if "buffer_core" in args.benchmarks:
         from harness import buffer_core
@@ -237,15 +256,9 @@ def main(argv=None) -> int:
             record(name, (lambda run=run: with_event_log_cost(run)) if ctx.event_log else run)
         spark.stop()
 
-    results["load_average"]["end"] = machine.load_average()
-    results["elapsed_seconds"] = round(time.time() - started, 1)
-    # A run of some of make bench's benchmarks only is not a full run: report.py must not take it for the newest.
-    partial = not args.spark and not all(b in args.benchmarks for b in ALL if b not in OPT_IN)
-    line = f"-spark{running_line()}" if args.spark else "-partial" if partial else ""
-    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{settings.mode}{line}.json")
-    with open(path, "w") as fh:
-        json.dump(results, fh, indent=2, sort_keys=False)
-        fh.write("\n")
+    save(path, True)
+    if progress != path and os.path.exists(progress):
+        os.remove(progress)
     log(f"results: {os.path.relpath(path, ROOT)} ({results['elapsed_seconds']} s)")
     if not args.no_plots:
         import plots

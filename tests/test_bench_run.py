@@ -1,0 +1,61 @@
+"""benchmarks/run.py keeps what a run measured when the run is cut short. No Spark session: the benchmarks are fakes."""
+
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+
+import report  # noqa: E402
+import run  # noqa: E402
+from harness import buffer_core, kafka_streams  # noqa: E402
+
+
+class Killed(BaseException):
+    """What a kill looks like to the run: not an Exception, so no benchmark's failure recorded and the run goes on."""
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    monkeypatch.setattr(run, "require_jar", lambda: None)
+    monkeypatch.delenv("BENCH_QUICK", raising=False)
+    measured = {"title": "buffer core", "versions": {"kafka-streams": "4.2.0", "jmh": "1.37", "scala": "2.13"}}
+    monkeypatch.setattr(buffer_core, "run", lambda root, work, jmh: dict(measured))
+    monkeypatch.setattr(report, "summary", lambda results: "")  # the tables need real results
+    return monkeypatch
+
+
+def test_a_full_run_cut_short_leaves_a_partial_run_with_what_it_measured(fakes, tmp_path):
+    def killed(*args, **kwargs):
+        raise Killed()
+
+    fakes.setattr(kafka_streams, "run", killed)
+    with pytest.raises(Killed):
+        run.main(["--results-dir", str(tmp_path), "--work-dir", str(tmp_path / "work"), "--no-plots"])
+    files = sorted(p.name for p in tmp_path.glob("*.json*"))
+    assert len(files) == 1 and files[0].endswith("-full-partial.json"), files  # never taken for a full run
+    with open(tmp_path / files[0]) as fh:
+        saved = json.load(fh)
+    assert saved["finished"] is False
+    assert list(saved["benchmarks"]) == ["buffer_core"]
+    assert saved["benchmarks"]["buffer_core"]["title"] == "buffer core"
+
+
+def test_a_run_that_ends_leaves_its_own_file_only(fakes, tmp_path):
+    fakes.setattr(
+        kafka_streams,
+        "run",
+        lambda ctx, root, event_log: {"title": "cold start", "versions": {"kafka-streams": "4.2.0"}},
+    )
+    code = run.main(
+        ["--only", "buffer_core,kafka_streams", "--results-dir", str(tmp_path), "--work-dir", str(tmp_path / "w")]
+        + ["--no-plots"]
+    )
+    assert code == 0
+    files = sorted(p.name for p in tmp_path.glob("*.json*"))
+    assert len(files) == 1 and files[0].endswith("-full-partial.json"), files  # some benchmarks only: partial
+    with open(tmp_path / files[0]) as fh:
+        saved = json.load(fh)
+    assert saved["finished"] is True and list(saved["benchmarks"]) == ["buffer_core", "kafka_streams"]
