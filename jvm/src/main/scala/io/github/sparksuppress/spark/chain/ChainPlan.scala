@@ -293,7 +293,7 @@ object ChainPlan {
     )
     // The rows the stateful call groups, and the columns of them that hold the chain's key (per key, Spark groups by
     // those): the map side's rows lead with the key's columns (ShuffleRows), a stream row keeps them in its user row.
-    val inUserRow = keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name))
+    // A join's rows have none: its table rows keep the key elsewhere, and they are grouped by shard.
     val (internal, keyColumns) = table match {
       case None =>
         // Event-time timers need a watermarked column, and no user column may keep the marker (WatermarkBypass).
@@ -303,9 +303,10 @@ object ChainPlan {
             val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
             val shuffled = mapSideInput(bypassed, w, agg, streamKeys)
             (shuffled, shuffled.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c))))
-          case _ => (streamSide(bypassed), inUserRow)
+          case _ =>
+            (streamSide(bypassed), keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name)))
         }
-        (rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor), keys)
+        (rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor), Some(keys))
       case Some(t) =>
         // A join's clock moves only with its stream records: no timers, and no watermark column unless it releases
         // on the watermark (ShardHeartbeats adds the anchor then).
@@ -321,7 +322,7 @@ object ChainPlan {
           t.tombstone.map(c => col(ColumnNames.quote(c))).getOrElse(lit(null).cast(BooleanType)),
           t.timestamp
         )
-        (streamSide(stream).union(tableSide), inUserRow)
+        (streamSide(stream).union(tableSide), None)
     }
     val shard = udf(new ShardUdf(shards), BinaryType)
     val outputSchema = nodes.head match {
@@ -367,7 +368,8 @@ object ChainPlan {
       if (perKey) {
         // Per key, Spark groups by the key's own columns, as its aggregations do: sorting them is cheap (a string's
         // first bytes decide most comparisons), where encoded keys are copied for every comparison.
-        val named = keyColumns.zip(keySchema.fieldNames).map { case (c, n) => c.as(n) }
+        val keys = keyColumns.getOrElse(throw new IllegalStateException(s"$operator: a join's rows are never per key"))
+        val named = keys.zip(keySchema.fieldNames).map { case (c, n) => c.as(n) }
         val groups = internal.groupBy(named: _*).as[Row, Row](Encoders.row(keySchema), Encoders.row(internal.schema))
         val function = new PerKeyChainFunction(params, KeyEncoding.encoder(keySchema))
         groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
