@@ -14,7 +14,7 @@ from harness import buffer_core, kafka_streams  # noqa: E402
 
 
 class Killed(BaseException):
-    """What a kill looks like to the run: not an Exception, so no benchmark's failure recorded and the run goes on."""
+    """What a kill looks like to the run: not an Exception, so the run records no failure and stops there."""
 
 
 @pytest.fixture
