@@ -1,4 +1,5 @@
-"""benchmarks/run.py keeps what a run measured when the run is cut short. No Spark session: the benchmarks are fakes."""
+"""benchmarks/run.py's results files: what a run cut short keeps, and what a run that ends leaves. No Spark session: the
+benchmarks are fakes."""
 
 import json
 import os
@@ -59,3 +60,36 @@ def test_a_run_that_ends_leaves_its_own_file_only(fakes, tmp_path):
     with open(tmp_path / files[0]) as fh:
         saved = json.load(fh)
     assert saved["finished"] is True and list(saved["benchmarks"]) == ["buffer_core", "kafka_streams"]
+
+
+def test_a_full_run_that_ends_leaves_its_full_file_and_no_partial_one(fakes, tmp_path):
+    import importlib
+
+    from harness import profile, streaming
+
+    class Session:
+        stopped = False
+
+        def stop(self):
+            Session.stopped = True
+
+    fakes.setattr(streaming, "session", lambda event_log_dir=None: Session())
+    fakes.setattr(profile.EventLog, "of", staticmethod(lambda spark: None))
+    fakes.setattr(run.machine, "versions", lambda root, spark=None: {"spark-suppress": "test"})
+    fakes.setattr(
+        kafka_streams,
+        "run",
+        lambda ctx, root, event_log: {"title": "cold start", "versions": {"kafka-streams": "4.2.0"}},
+    )
+    for name in run.SPARK_BENCHMARKS:
+        module = importlib.import_module(f"harness.{name}")
+        fakes.setattr(module, "run", lambda ctx, name=name: {"title": name})
+    code = run.main(["--results-dir", str(tmp_path), "--work-dir", str(tmp_path / "w"), "--no-plots"])
+    assert code == 0
+    files = sorted(p.name for p in tmp_path.glob("*.json*"))
+    assert len(files) == 1 and files[0].endswith("-full.json"), files  # the partial file it kept until now is gone
+    with open(tmp_path / files[0]) as fh:
+        saved = json.load(fh)
+    assert saved["finished"] is True
+    assert list(saved["benchmarks"]) == [b for b in run.ALL if b not in run.OPT_IN]
+    assert Session.stopped
