@@ -24,6 +24,8 @@ def fakes(monkeypatch):
     monkeypatch.delenv("BENCH_QUICK", raising=False)
     measured = {"title": "buffer core", "versions": {"kafka-streams": "4.2.0", "jmh": "1.37", "scala": "2.13"}}
     monkeypatch.setattr(buffer_core, "run", lambda root, work, jmh: dict(measured))
+    cold_start = {"title": "cold start", "versions": {"kafka-streams": "4.2.0"}}
+    monkeypatch.setattr(kafka_streams, "run", lambda ctx, root, event_log: dict(cold_start))
     monkeypatch.setattr(report, "summary", lambda results: "")  # the tables need real results
     return monkeypatch
 
@@ -45,11 +47,6 @@ def test_a_full_run_cut_short_leaves_a_partial_run_with_what_it_measured(fakes, 
 
 
 def test_a_run_that_ends_leaves_its_own_file_only(fakes, tmp_path):
-    fakes.setattr(
-        kafka_streams,
-        "run",
-        lambda ctx, root, event_log: {"title": "cold start", "versions": {"kafka-streams": "4.2.0"}},
-    )
     code = run.main(
         ["--only", "buffer_core,kafka_streams", "--results-dir", str(tmp_path), "--work-dir", str(tmp_path / "w")]
         + ["--no-plots"]
@@ -76,11 +73,6 @@ def test_a_full_run_that_ends_leaves_its_full_file_and_no_partial_one(fakes, tmp
     fakes.setattr(streaming, "session", lambda event_log_dir=None: Session())
     fakes.setattr(profile.EventLog, "of", staticmethod(lambda spark: None))
     fakes.setattr(run.machine, "versions", lambda root, spark=None: {"spark-suppress": "test"})
-    fakes.setattr(
-        kafka_streams,
-        "run",
-        lambda ctx, root, event_log: {"title": "cold start", "versions": {"kafka-streams": "4.2.0"}},
-    )
     for name in run.SPARK_BENCHMARKS:
         module = importlib.import_module(f"harness.{name}")
         fakes.setattr(module, "run", lambda ctx, name=name: {"title": name})
