@@ -220,38 +220,74 @@ def test_kafka_benchmark_passes_the_drivers_duplicate_count_to_the_check(tmp_pat
     assert not repeated["same_final_rows"] and repeated["duplicate_results"] == 2
 
 
+def _events(rows, unit="ms"):
+    """A benchmark input or output file's table of (key, ts in ms, value, seq) rows, ts in ``unit``."""
+    import pyarrow as pa
+
+    keys, ms, values, seqs = zip(*rows)
+    return pa.table(
+        {
+            "key": list(keys),
+            "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms], pa.timestamp(unit, tz="UTC")),
+            "value": pa.array(values, pa.int64()),
+            "seq": pa.array(seqs, pa.int64()),
+        }
+    )
+
+
 def test_rate_limit_benchmark_reads_inputs_in_arrival_order_and_outputs_with_their_batch(tmp_path):
     """The plumbing between Parquet and the check: input files in name order and rows in seq order; output rows
     with the micro-batch the sink's log gives their file; timestamps in any unit as milliseconds."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
     from harness.rate_limit import input_batches, output_rows
 
-    def events(rows, unit):
-        keys, ms, values, seqs = zip(*rows)
-        return pa.table(
-            {
-                "key": list(keys),
-                "ts": pa.array([m * {"ms": 1, "us": 1_000}[unit] for m in ms], pa.timestamp(unit, tz="UTC")),
-                "value": pa.array(values, pa.int64()),
-                "seq": pa.array(seqs, pa.int64()),
-            }
-        )
-
     inputs = tmp_path / "in"
     inputs.mkdir()
-    pq.write_table(events([("b", 5, 2, 1), ("a", 3, 1, 0)], "ms"), inputs / "part-00000.parquet")
-    pq.write_table(events([("c", 9, 3, 2)], "ms"), inputs / "part-00001.parquet")
+    pq.write_table(_events([("b", 5, 2, 1), ("a", 3, 1, 0)], "ms"), inputs / "part-00000.parquet")
+    pq.write_table(_events([("c", 9, 3, 2)], "ms"), inputs / "part-00001.parquet")
     assert input_batches(str(inputs)) == [[("a", 3, 1), ("b", 5, 2)], [("c", 9, 3)]]
 
     out = tmp_path / "out"
     (out / "_spark_metadata").mkdir(parents=True)
-    pq.write_table(events([("a", 3, 1, 0)], "us").drop(["seq"]), out / "part-x.parquet")
-    pq.write_table(events([("c", 9, 3, 0)], "us").drop(["seq"]), out / "part-y.parquet")
-    pq.write_table(events([("z", 1, 1, 0)], "us").drop(["seq"]), out / "part-orphan.parquet")  # not committed
+    pq.write_table(_events([("a", 3, 1, 0)], "us").drop(["seq"]), out / "part-x.parquet")
+    pq.write_table(_events([("c", 9, 3, 0)], "us").drop(["seq"]), out / "part-y.parquet")
+    pq.write_table(_events([("z", 1, 1, 0)], "us").drop(["seq"]), out / "part-orphan.parquet")  # not committed
     (out / "_spark_metadata" / "0").write_text('v1\n{"path":"file:///o/part-x.parquet"}\n')
     (out / "_spark_metadata" / "2").write_text('v1\n{"path":"file:///o/part-y.parquet"}\n')
     assert sorted(output_rows(str(out))) == [(0, "a", 3, 1), (2, "c", 9, 3)]
+
+
+def test_rate_limit_floor_writes_as_many_rows_as_the_rule_emits_in_each_batch(tmp_path, spark):
+    """The rate-limit floor's quota per micro-batch (time limit 10 ms, no bound reached, watermark delay 2 s): the
+    rows the rule emits in it less the batch's keys, at most the batch's records; and the floor writes each key's
+    latest update plus that many of the batch's records."""
+    import pyarrow.parquet as pq
+    from harness.floors import rate_limited_writes, with_quota
+    from harness.rate_limit import floor_quota
+
+    def files(name, *batches):
+        d = tmp_path / name
+        d.mkdir()
+        for i, rows in enumerate(batches):
+            pq.write_table(_events(rows), d / f"part-{i:05d}.parquet")
+        return str(d)
+
+    # One key: its updates at 20 and 60 leave (each 10 ms or more after the buffer time of the entry it updates).
+    one_key = [("a", 0, 1, 0), ("a", 20, 2, 1), ("a", 40, 3, 2), ("a", 60, 4, 3)]
+    assert floor_quota(files("one", one_key, [("a", 100, 5, 4), ("a", 101, 6, 5)]), 10, 1000) == ((0, 1), (4, 0))
+
+    # Four keys of one shard wait in batch 0 (another shard's key moves the watermark to 3000), and leave at the
+    # start of batch 1: four rows emitted in a batch of one record, so the floor writes two.
+    shard = checks.library_shard(2)
+    names = [f"k{i}" for i in range(40)]
+    same = [k for k in names if shard(k) == 0][:4]
+    other = next(k for k in names if shard(k) == 1)
+    waiting = [(k, i, i, i) for i, k in enumerate(same)] + [(other, 5000, 9, 4)]
+    assert floor_quota(files("cap", waiting, [(same[0], 5001, 10, 5)]), 10, 1000) == ((0, 0), (5, 1))
+
+    batch = with_quota(spark.createDataFrame(_events(one_key).to_pandas()), [(0, 1)])
+    written = sorted((r.key, r.ts.timestamp() * 1000, r.value) for r in rate_limited_writes(batch).collect())
+    assert written == [("a", 0, 1), ("a", 60, 4)]  # the latest update, and the batch's first record
 
 
 def test_join_benchmark_references_from_files(tmp_path):

@@ -17,7 +17,7 @@ from .config import EventShape
 from .context import Context
 from .final_results import library as window_library
 from .measure import System, add_ratios, log, measure, target
-from .rate_limit import check_outputs, shard_functions
+from .rate_limit import check_outputs, floor_quota, shard_functions
 from .rate_limit import library as rate_library
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
 from .window_kinds import _compare, _rows
@@ -129,9 +129,10 @@ def rate_limit_systems(ctx: Context) -> List[System]:
         floors.system(
             ctx,
             "floor rate limit",
-            "rate limit: floor (each key's latest update per micro-batch, no state)",
+            "rate limit: floor (each key's latest update per micro-batch and as many more records as the rule emits)",
             ["key", "ts", "value", "seq"],
-            floors.latest_update,
+            floors.rate_limited_writes,
+            quota=lambda p: floor_quota(p, t, m),
         )
     )
     return out
@@ -195,6 +196,7 @@ def run(ctx: Context) -> Dict[str, Any]:
         s.rate_limit_time_limit_ms,
         s.rate_limit_max_records,
         shard_functions(limiters),
+        limit["floor rate limit"].last.output_path,
     )
     log(f"{NAME} rate limit: outputs check: {limit_check['ok']}")
 

@@ -9,9 +9,12 @@ which values, in which micro-batch.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import checks, floors, pandas_jobs
@@ -42,13 +45,36 @@ def python(spark, path: str, time_limit_ms: int, max_records: int):
     return pandas_jobs.rate_limited(events, time_limit_ms, max_records, SHUFFLE_PARTITIONS)
 
 
+def _files(input_dir: str) -> List[str]:
+    """The input files in the order the query reads them: one per micro-batch, in name order."""
+    return [os.path.join(input_dir, f) for f in sorted(os.listdir(input_dir)) if f.endswith(".parquet")]
+
+
 def input_batches(input_dir: str) -> List[List[Tuple[str, int, int]]]:
     """The updates (key, ts ms, value) of each micro-batch in arrival order: one file per batch, in name order."""
     out = []
-    for name in sorted(f for f in os.listdir(input_dir) if f.endswith(".parquet")):
-        t = pq.read_table(os.path.join(input_dir, name), columns=["key", "ts", "value", "seq"]).sort_by("seq")
+    for path in _files(input_dir):
+        t = pq.read_table(path, columns=["key", "ts", "value", "seq"]).sort_by("seq")
         out.append(list(zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist())))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def floor_quota(input_dir: str, time_limit_ms: int, max_records: int) -> Tuple[Tuple[int, int], ...]:
+    """Per micro-batch, its first ``seq`` and how many of its records the floor writes besides each key's latest
+    update (``floors.rate_limited_writes``): as many as the rule emits in that batch (the exact reference, for
+    spark-suppress's sharding) less the batch's keys, at most the batch's records. Cached: each run of the floor
+    asks again, and the reference takes seconds."""
+    batches = input_batches(input_dir)
+    shard = checks.library_shard(SHUFFLE_PARTITIONS)
+    emitted = Counter(
+        b for b, *_ in checks.rate_limit_reference(batches, time_limit_ms, max_records, WATERMARK_DELAY_MS, shard)
+    )
+    firsts = [pc.min(pq.read_table(path, columns=["seq"])["seq"]).as_py() for path in _files(input_dir)]
+    return tuple(
+        (first, min(max(emitted[b] - len({key for key, _, _ in rows}), 0), len(rows)))
+        for b, (first, rows) in enumerate(zip(firsts, batches))
+    )
 
 
 def output_rows(out_dir: str) -> List[Tuple[Optional[int], str, int, int]]:
@@ -71,9 +97,10 @@ def check_outputs(
     time_limit_ms: int,
     max_records: int,
     shard_of: Dict[str, Callable[[str], int]],
+    floor_dir: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Every system's output (name -> output directory) against the exact reference for its sharding
-    (``shard_of``: name -> the system's shard function)."""
+    (``shard_of``: name -> the system's shard function); with ``floor_dir``, how many rows the floor wrote."""
     batches = input_batches(input_dir)
     check: Dict[str, Any] = {"input_records": sum(len(b) for b in batches), "systems": {}}
     references: Dict[Any, list] = {}
@@ -85,6 +112,12 @@ def check_outputs(
             )
         check["systems"][name] = checks.check_rate_limit(references[shards], output_rows(out_dir))
     check["ok"] = all(c["ok"] for c in check["systems"].values())
+    if floor_dir is not None:
+        check["floor_rows"] = sum(
+            pq.read_metadata(os.path.join(floor_dir, f)).num_rows
+            for f in os.listdir(floor_dir)
+            if f.endswith(".parquet")
+        )
     return check
 
 
@@ -117,9 +150,11 @@ def run(ctx: Context) -> Dict[str, Any]:
         floors.system(
             ctx,
             "floor",
-            "floor: each key's latest update of each micro-batch (combined before the shuffle), no state",
+            "floor: each key's latest update of each micro-batch (combined before the shuffle) and as many more "
+            "records as the rule emits in the batch, no state",
             ["key", "ts", "value", "seq"],
-            floors.latest_update,
+            floors.rate_limited_writes,
+            quota=lambda p: floor_quota(p, t, m),
         )
     )
     measured = measure(
@@ -136,7 +171,8 @@ def run(ctx: Context) -> Dict[str, Any]:
     records = [m_.record() for m_ in measured.values()]
     add_ratios(records, anchor=None, floor="floor")
     names = [n for n in ("spark-suppress", "applyInPandasWithState") if n in measured]
-    check = check_outputs({n: measured[n].last.output_path for n in names}, path, t, m, shard_functions(names))
+    outputs = {n: measured[n].last.output_path for n in names}
+    check = check_outputs(outputs, path, t, m, shard_functions(names), measured["floor"].last.output_path)
     log(f"{NAME}: outputs check: {check['ok']}")
     lib = next(r for r in records if r["system"] == "spark-suppress")
     py = next(r for r in records if r["system"] == "applyInPandasWithState")
