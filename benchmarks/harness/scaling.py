@@ -12,7 +12,7 @@ Steady cost, the same for every point: each point's event set starts with one *l
 (``first_data_batch_seconds``) and the steady cost per record is that of the data batches after it, which read
 exactly ``records`` records at every point; the wall time per record counts everything, lead-in included. Each
 system's series starts with two untimed warm-up runs of the same query over the fixed point's set (JIT, class
-loading), and each point with a full garbage collection, so that no point pays for the garbage of the one before.
+loading).
 """
 
 from __future__ import annotations
@@ -89,14 +89,6 @@ def _shape(ctx: Context, records: int, keys: int) -> EventShape:
     return EventShape(records=lead_in + records, keys=keys, records_per_file=lead_in)
 
 
-def _collect_garbage(spark) -> None:
-    """A full collection of the driver's JVM (the executors' too, in local mode) before a point, outside its timed
-    part: the garbage of the point before (up to 10,000,000 records or 1,000,000 keys of state) is otherwise collected
-    during the next one: in the run of 2026-11-27 15:50 the aggregation's 100,000-record point (two data
-    micro-batches) spent 0.31 s of task time in GC, its 1,000,000-record point 0.17 s over eleven."""
-    spark._jvm.java.lang.System.gc()
-
-
 def _point(ctx: Context, system: Dict[str, Any], records: int, keys: int) -> Dict[str, Any]:
     shape = _shape(ctx, records, keys)
     path = ev.events(ctx.data_dir, shape)
@@ -108,7 +100,6 @@ def _point(ctx: Context, system: Dict[str, Any], records: int, keys: int) -> Dic
             return state_bytes.distinct_keys(ctx.spark, checkpoint, batch, "key")
         return state_bytes.encoded(ctx.spark, checkpoint, batch)
 
-    _collect_garbage(ctx.spark)
     run = run_query(
         system["build"](path),
         ctx.scratch(NAME, system["system"]),
@@ -241,7 +232,6 @@ def run(ctx: Context) -> Dict[str, Any]:
             "warm_up": f"{WARM_UP_RUNS} untimed runs of the same query over the point of {s.scaling_fixed_records:,} "
             f"records and {s.scaling_fixed_keys:,} keys before each system's series"
             + ("" if warm else " (skipped in this mode)"),
-            "garbage_collection": "a full collection of the JVM before each point, outside its timed part",
         },
         "curves": curves,
         "targets": targets,
