@@ -14,7 +14,8 @@ What it cannot know without state (which window a record's arrival closes, which
 through) it does not do. Rate limiting is the one job whose output it cannot size without state: its floor takes
 the number of rows the rule emits in each batch from the reference the result check computes before the runs, and
 writes that many of the batch's records (``rate_limited_writes``), not the same ones. It writes fewer only where the
-rule emits more in a batch than the batch holds (the flush batch, where every buffer empties): an error low.
+rule emits more in a batch than the batch holds (the flush batch, where every buffer empties), and it writes nothing
+for the batch without data that Spark runs last: errors low.
 
 It does more than the least in two bounded ways, both making it err high: it runs as ``foreachBatch``, a Python
 callback per micro-batch on the driver (milliseconds each), which the other systems do not pay; and a group cut by a
