@@ -44,7 +44,7 @@ from . import events as ev
 from . import profile
 from .context import Context
 from .measure import log, log_breakdown, target
-from .streaming import SHUFFLE_PARTITIONS, StateSnapshot, read_files
+from .streaming import SHUFFLE_PARTITIONS, StateSnapshot, parquet_rows, read_files
 
 NAME = "chains"
 AGGREGATED_SCHEMA = "key string, ts timestamp, value long, seq long, tier long"  # the join's output
@@ -237,13 +237,9 @@ def _epoch(timestamp: str) -> float:
     return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
 
 
-def _parquet_rows(directory: str) -> int:
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(os.path.join(directory, "part-*.parquet")))
-
-
 def _drain(step: Step, upstream: Step) -> None:
     """Waits until ``step`` has read every row its (terminated) upstream wrote and has gone idle, then stops it."""
-    expected = _parquet_rows(upstream.out)
+    expected = parquet_rows(upstream.out)
     deadline = time.monotonic() + STEP_TIMEOUT_S
     last_batch = None
     while time.monotonic() < deadline:

@@ -16,6 +16,7 @@ import os
 import shutil
 import time
 from dataclasses import asdict
+from typing import List, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -42,19 +43,30 @@ def _timestamps(ms: np.ndarray) -> pa.Array:
     return pa.array(ms, pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
 
 
+def parquet_files(directory: str) -> List[str]:
+    """A set's Parquet files in name order: the order the benchmarks' queries read them, one per micro-batch."""
+    return sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".parquet"))
+
+
+def file_records(path: str) -> List[Tuple[str, int, int]]:
+    """One event file's records (key, ts in ms, value) in arrival (``seq``) order."""
+    t = pq.read_table(path, columns=["key", "ts", "value", "seq"]).sort_by("seq")
+    return list(zip(t["key"].to_pylist(), millis(t["ts"]).tolist(), t["value"].to_pylist()))
+
+
 def _in_name_order(path: str) -> None:
     """Gives the Parquet files of ``path`` modification times one second apart in name order. Spark's file source
     takes files in order of modification time, and files written within one millisecond (a small file and the
     empty or tiny last one) in whatever order the directory lists them: the join then read a table file a batch
     after the event file of the same number."""
-    names = sorted(n for n in os.listdir(path) if n.endswith(".parquet"))
-    times = [os.stat(os.path.join(path, n)).st_mtime_ns for n in names]
+    files = parquet_files(path)
+    times = [os.stat(f).st_mtime_ns for f in files]
     # Whole seconds apart: Java reads modification times in milliseconds, some file systems keep seconds.
     if all(b - a >= 1_000_000_000 for a, b in zip(times, times[1:])):
         return
-    first = (int(time.time()) - len(names)) * 1_000_000_000
-    for i, n in enumerate(names):
-        os.utime(os.path.join(path, n), ns=(first + i * 1_000_000_000, first + i * 1_000_000_000))
+    first = (int(time.time()) - len(files)) * 1_000_000_000
+    for i, f in enumerate(files):
+        os.utime(f, ns=(first + i * 1_000_000_000, first + i * 1_000_000_000))
 
 
 def _cached(root: str, name: str, build) -> str:

@@ -58,21 +58,16 @@ def _snapshot(ctx: Context, table_dir: str) -> str:
     return path
 
 
-def _files(directory: str) -> List[str]:
-    return sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".parquet"))
-
-
 def _references(events_dir: str, table_dir: str, graces_ms: List[int], retention_ms: int) -> Dict[Any, list]:
     """The rows (key, ts, value, tier) each join should write, flush records left out: the version valid at each
     record's timestamp (``at_timestamp``), and per grace system the result of Kafka's grace rule over the
     micro-batches (one event file and the table file of the same number per batch)."""
     batches = []
-    for e, t in zip(_files(events_dir), _files(table_dir)):
-        events = pq.read_table(e, columns=["key", "ts", "value", "seq"]).sort_by("seq")
+    for e, t in zip(ev.parquet_files(events_dir), ev.parquet_files(table_dir)):
         table = pq.read_table(t)  # in arrival order
         batches.append(
             (
-                list(zip(events["key"].to_pylist(), ev.millis(events["ts"]).tolist(), events["value"].to_pylist())),
+                ev.file_records(e),
                 list(zip(table["key"].to_pylist(), ev.millis(table["changed_at"]).tolist(), table["tier"].to_pylist())),
             )
         )

@@ -21,7 +21,7 @@ from . import checks, floors, pandas_jobs
 from . import events as ev
 from .context import Context
 from .measure import System, add_ratios, log, measure, target
-from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, WATERMARK_DELAY_MS, read_files
+from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, WATERMARK_DELAY_MS, parquet_rows, read_files
 
 NAME = "rate_limit"
 
@@ -45,18 +45,9 @@ def python(spark, path: str, time_limit_ms: int, max_records: int):
     return pandas_jobs.rate_limited(events, time_limit_ms, max_records, SHUFFLE_PARTITIONS)
 
 
-def _files(input_dir: str) -> List[str]:
-    """The input files in the order the query reads them: one per micro-batch, in name order."""
-    return [os.path.join(input_dir, f) for f in sorted(os.listdir(input_dir)) if f.endswith(".parquet")]
-
-
 def input_batches(input_dir: str) -> List[List[Tuple[str, int, int]]]:
     """The updates (key, ts ms, value) of each micro-batch in arrival order: one file per batch, in name order."""
-    out = []
-    for path in _files(input_dir):
-        t = pq.read_table(path, columns=["key", "ts", "value", "seq"]).sort_by("seq")
-        out.append(list(zip(t["key"].to_pylist(), ev.millis(t["ts"]).tolist(), t["value"].to_pylist())))
-    return out
+    return [ev.file_records(path) for path in ev.parquet_files(input_dir)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,7 +61,7 @@ def floor_quota(input_dir: str, time_limit_ms: int, max_records: int) -> Tuple[T
     emitted = Counter(
         b for b, *_ in checks.rate_limit_reference(batches, time_limit_ms, max_records, WATERMARK_DELAY_MS, shard)
     )
-    firsts = [pc.min(pq.read_table(path, columns=["seq"])["seq"]).as_py() for path in _files(input_dir)]
+    firsts = [pc.min(pq.read_table(path, columns=["seq"])["seq"]).as_py() for path in ev.parquet_files(input_dir)]
     return tuple(
         (first, min(max(emitted[b] - len({key for key, _, _ in rows}), 0), len(rows)))
         for b, (first, rows) in enumerate(zip(firsts, batches))
@@ -113,11 +104,7 @@ def check_outputs(
         check["systems"][name] = checks.check_rate_limit(references[shards], output_rows(out_dir))
     check["ok"] = all(c["ok"] for c in check["systems"].values())
     if floor_dir is not None:
-        check["floor_rows"] = sum(
-            pq.read_metadata(os.path.join(floor_dir, f)).num_rows
-            for f in os.listdir(floor_dir)
-            if f.endswith(".parquet")
-        )
+        check["floor_rows"] = parquet_rows(floor_dir)
     return check
 
 

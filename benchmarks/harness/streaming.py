@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import sys
@@ -53,6 +54,13 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
     spark = ss.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def parquet_rows(directory: str) -> int:
+    """The rows of the Parquet files a query or a floor wrote to ``directory``, from their footers."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in glob.glob(os.path.join(directory, "part-*.parquet")))
 
 
 def read_files(spark, path: str, schema: str):
