@@ -17,7 +17,8 @@ from .config import EventShape
 from .context import Context
 from .final_results import library as window_library
 from .measure import System, add_ratios, log, measure, target
-from .rate_limit import check_outputs, floor_quota, shard_functions
+from .rate_limit import check_outputs, shard_functions
+from .rate_limit import floor as rate_limit_floor
 from .rate_limit import library as rate_library
 from .streaming import SHUFFLE_PARTITIONS, WATERMARK_DELAY, read_files
 from .window_kinds import _compare, _rows
@@ -126,13 +127,12 @@ def rate_limit_systems(ctx: Context) -> List[System]:
             )
         )
     out.append(
-        floors.system(
+        rate_limit_floor(
             ctx,
             "floor rate limit",
             "rate limit: floor (each key's latest update per micro-batch and as many more records as the rule emits)",
-            ["key", "ts", "value", "seq"],
-            floors.rate_limited_writes,
-            quota=lambda p: floor_quota(p, t, m),
+            t,
+            m,
         )
     )
     return out

@@ -10,11 +10,11 @@ which values, in which micro-batch.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import checks, floors, pandas_jobs
@@ -54,17 +54,30 @@ def input_batches(input_dir: str) -> List[List[Tuple[str, int, int]]]:
 def floor_quota(input_dir: str, time_limit_ms: int, max_records: int) -> Tuple[Tuple[int, int], ...]:
     """Per micro-batch, its first ``seq`` and how many of its records the floor writes besides each key's latest
     update (``floors.rate_limited_writes``): as many as the rule emits in that batch (the exact reference, for
-    spark-suppress's sharding) less the batch's keys, at most the batch's records. Cached: each run of the floor
-    asks again, and the reference takes seconds."""
+    spark-suppress's sharding) less the batch's keys, at most the batch's records. ``seq`` numbers a set's records
+    in arrival order from 0 (``events``), so a batch's first is the number of records before it. Cached: each run
+    of the floor asks again, and the reference takes seconds."""
     batches = input_batches(input_dir)
     shard = checks.library_shard(SHUFFLE_PARTITIONS)
     emitted = Counter(
         b for b, *_ in checks.rate_limit_reference(batches, time_limit_ms, max_records, WATERMARK_DELAY_MS, shard)
     )
-    firsts = [pc.min(pq.read_table(path, columns=["seq"])["seq"]).as_py() for path in ev.parquet_files(input_dir)]
+    firsts = itertools.accumulate((len(rows) for rows in batches), initial=0)
     return tuple(
         (first, min(max(emitted[b] - len({key for key, _, _ in rows}), 0), len(rows)))
         for b, (first, rows) in enumerate(zip(firsts, batches))
+    )
+
+
+def floor(ctx: Context, name: str, label: str, time_limit_ms: int, max_records: int) -> System:
+    """The rate-limit floor (``floors.rate_limited_writes``) over the events, its quotas from ``floor_quota``."""
+    return floors.system(
+        ctx,
+        name,
+        label,
+        ["key", "ts", "value", "seq"],
+        floors.rate_limited_writes,
+        quota=lambda path: floor_quota(path, time_limit_ms, max_records),
     )
 
 
@@ -134,14 +147,13 @@ def run(ctx: Context) -> Dict[str, Any]:
         ),
     ]
     chosen.append(
-        floors.system(
+        floor(
             ctx,
             "floor",
             "floor: each key's latest update of each micro-batch (combined before the shuffle) and as many more "
             "records as the rule emits in the batch, no state",
-            ["key", "ts", "value", "seq"],
-            floors.rate_limited_writes,
-            quota=lambda p: floor_quota(p, t, m),
+            t,
+            m,
         )
     )
     measured = measure(

@@ -156,7 +156,10 @@ def _flatness(points: List[Dict[str, Any]], fixed_keys: int, field: str) -> floa
 
 def run(ctx: Context) -> Dict[str, Any]:
     s = ctx.settings
-    warm = ctx.warmup() is not None  # not in quick mode
+    warm = ctx.settings.warmup is not None  # not in quick mode
+    if warm:
+        warm_shape = _shape(ctx, s.scaling_fixed_records, s.scaling_fixed_keys)
+        warm_path = ev.events(ctx.data_dir, warm_shape)
     curves: List[Dict[str, Any]] = []
     targets: List[Dict[str, Any]] = []
     for system in _systems(ctx):
@@ -165,10 +168,9 @@ def run(ctx: Context) -> Dict[str, Any]:
         # measured after two runs of suppress, the aggregation's 100,000-record point's one steady batch took 433 ms
         # after one run of the 2-batch warm-up set, 251 ms after this warm-up.
         if warm:
-            shape = _shape(ctx, s.scaling_fixed_records, s.scaling_fixed_keys)
             for i in range(WARM_UP_RUNS):
                 log(f"warm-up {i + 1}/{WARM_UP_RUNS}: {NAME} {system['system']}")
-                run_query(system["build"](ev.events(ctx.data_dir, shape)), ctx.scratch(NAME, "warmup"), shape.records)
+                run_query(system["build"](warm_path), ctx.scratch(NAME, "warmup"), warm_shape.records)
         chosen = system.get("points", lambda points: points)(s.scaling_points())
         points = [_point(ctx, system, r, k) for r, k in chosen]
         role = system.get("role", "library")
