@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-from harness import machine  # noqa: E402
+from harness import local_fs, machine  # noqa: E402
 from harness.config import FULL, QUICK  # noqa: E402
 from harness.measure import log  # noqa: E402
 
@@ -72,6 +72,13 @@ def parse_args(argv):
         "--spark", default=None, help="run on this Spark line (e.g. 3.5) in its venv; default benchmark: final_results"
     )
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument(
+        "--local-fs",
+        choices=local_fs.CHOICES,
+        default=os.environ.get(local_fs.ENV) or local_fs.HADOOP,
+        help="the Spark systems' local file system: Hadoop's own as PySpark ships it, or the same without the "
+        f"processes it starts for each file created and renamed (benchmarks/README.md; {local_fs.ENV})",
+    )
     p.add_argument(
         "--no-event-log",
         action="store_true",
@@ -129,6 +136,8 @@ def on_line(line: str, argv) -> int:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    # Through the environment, so that spark-submit jobs and another line's run take the same file system.
+    os.environ[local_fs.ENV] = args.local_fs
     if args.spark and args.spark != running_line():
         return on_line(args.spark, argv)
     settings = QUICK if args.quick else FULL
@@ -148,6 +157,7 @@ def main(argv=None) -> int:
         "mode": settings.mode,
         "git_commit": machine.git_commit(ROOT),
         "machine": machine.machine(),
+        "local_fs": args.local_fs,
         "versions": machine.versions(ROOT),
         "benchmarks": {},
         "errors": {},

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from . import checks as result_checks
 from . import events as ev
-from . import profile
+from . import local_fs, profile
 from .buffer_core import classpath, jar_version
 from .context import Context
 from .measure import log, median_index, target
@@ -119,7 +119,7 @@ def _start(
         ]
         env = dict(os.environ)
     else:
-        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}
+        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC", **local_fs.conf()}
         if event_log:  # for _spark_breakdown
             os.makedirs(os.path.join(run_dir, "eventlog"))
             conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from . import profile
+from . import local_fs, profile
 from .events import FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
@@ -19,7 +19,8 @@ WATERMARK_DELAY_MS = 2_000  # the same, for the checks' references
 
 
 def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str] = None):
-    """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI). With
+    """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI), on the run's local
+    file system (local_fs). With
     ``event_log_dir`` it writes Spark's event log there (one uncompressed JSON-lines file, read back by
     profile.EventLog for the breakdown of each run); earlier logs in that directory are removed first."""
     from pyspark.sql import SparkSession
@@ -46,6 +47,8 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
         .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
     )
+    for key, value in local_fs.conf().items():
+        builder = builder.config(key, value)
     if event_log_dir:
         shutil.rmtree(event_log_dir, ignore_errors=True)
         os.makedirs(event_log_dir)
