@@ -45,26 +45,49 @@ def latest_results(results_dir: str = RESULTS_DIR, mode: Optional[str] = None) -
 def carry_missing(results: Dict[str, Any], path: str, results_dir: str = RESULTS_DIR) -> Dict[str, str]:
     """Adds to ``results`` each benchmark it did not run from the newest full or partial run that did (benchmark 11
     is never in `make bench`, so a full run of it leaves it out); returns {benchmark: that run's file}. Runs of
-    another Spark line and quick runs never count: their numbers are not the default line's."""
+    another Spark line and quick runs never count: their numbers are not the default line's. A run on the same local
+    file system (run.py --local-fs) comes first, whose fixed costs are the same; one on another counts only where
+    none did, and the tables then say which file system it ran on."""
     carried: Dict[str, str] = {}
-    files = sorted(glob.glob(os.path.join(results_dir, "*.json")), reverse=True)
+    files = [
+        f
+        for f in sorted(glob.glob(os.path.join(results_dir, "*.json")), reverse=True)
+        if os.path.abspath(f) != os.path.abspath(path) and f.endswith(("-full.json", "-full-partial.json"))
+    ]
+    found = {}
     for other in files:
-        if os.path.abspath(other) == os.path.abspath(path) or not other.endswith(("-full.json", "-full-partial.json")):
-            continue
         with open(other) as fh:
-            found = json.load(fh)
-        for name, b in found.get("benchmarks", {}).items():
+            found[other] = json.load(fh)
+    same = [f for f in files if local_fs(found[f]) == local_fs(results)]
+    for other in same + [f for f in files if f not in same]:
+        for name, b in found[other].get("benchmarks", {}).items():
             if name not in results["benchmarks"] and name not in (results.get("errors") or {}):
-                results["benchmarks"][name] = b
+                results["benchmarks"][name] = dict(b, local_fs=local_fs(found[other]))
                 carried[name] = other
     return carried
 
 
-def _carried(carried: Dict[str, str], link_dir: str) -> List[str]:
+def local_fs(results: Dict[str, Any]) -> str:
+    """The local file system a run's Spark systems wrote through (runs before the option: Hadoop's own)."""
+    return results.get("local_fs") or "hadoop"
+
+
+LOCAL_FS = {
+    "hadoop": "Hadoop's local file system as PySpark ships it (a child process per file created and renamed)",
+    "forkfree": "Hadoop's local file system without its child processes (run.py --local-fs forkfree)",
+}
+
+
+def _carried(carried: Dict[str, str], link_dir: str, results: Dict[str, Any]) -> List[str]:
     if not carried:
         return []
+
+    def on(name: str) -> str:
+        fs = results["benchmarks"][name].get("local_fs", local_fs(results))
+        return "" if fs == local_fs(results) else f", on {LOCAL_FS[fs]}"
+
     parts = [
-        f"{name} from `{os.path.relpath(os.path.abspath(f), ROOT)}`"
+        f"{name} from `{os.path.relpath(os.path.abspath(f), ROOT)}`{on(name)}"
         + "".join(f" ([plot]({os.path.relpath(g, link_dir)}))" for g in _plot_files(f, name))
         for name, f in sorted(carried.items())
     ]
@@ -96,6 +119,7 @@ def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
         + ", ".join(parts)
         + ".",
     ]
+    lines[0] += f" Spark's checkpoints and outputs: {LOCAL_FS[local_fs(results)]}."
     load = results.get("load_average") or {}
     if load:
         lines[0] += f" Load average at start/end: {load.get('start')}/{load.get('end')}."
@@ -411,7 +435,7 @@ def summary(
     link_dir: str = ROOT,
     carried: Optional[Dict[str, str]] = None,
 ) -> str:
-    lines = _header(results, source) + _plots(results_path, link_dir) + _carried(carried or {}, link_dir)
+    lines = _header(results, source) + _plots(results_path, link_dir) + _carried(carried or {}, link_dir, results)
     for part in (
         _throughput,
         _breakdown,

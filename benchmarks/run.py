@@ -75,9 +75,9 @@ def parse_args(argv):
     p.add_argument(
         "--local-fs",
         choices=local_fs.CHOICES,
-        default=os.environ.get(local_fs.ENV) or local_fs.HADOOP,
-        help="the Spark systems' local file system: Hadoop's own as PySpark ships it, or the same without the "
-        f"processes it starts for each file created and renamed (benchmarks/README.md; {local_fs.ENV})",
+        default=os.environ.get(local_fs.ENV) or local_fs.DEFAULT,
+        help="the Spark systems' local file system: Hadoop's without the processes it starts for each file created "
+        f"and renamed (default), or Hadoop's own as PySpark ships it (benchmarks/README.md; {local_fs.ENV})",
     )
     p.add_argument(
         "--no-event-log",

@@ -31,5 +31,32 @@ def test_a_full_run_takes_what_it_did_not_run_from_the_newest_run_that_did(tmp_p
     }
     assert results["benchmarks"]["final_results"]["title"] == "final_results of 20261129T000000Z-full.json"
     assert results["benchmarks"]["kafka_sustained"]["title"] == "kafka_sustained of 20261127T000000Z-full-partial.json"
-    shown = "\n".join(report._carried(carried, str(tmp_path)))
+    shown = "\n".join(report._carried(carried, str(tmp_path), results))
     assert "chains from `" in shown and "20261126T000000Z-full.json" in shown
+
+
+def test_a_run_takes_a_benchmark_from_a_run_on_its_own_local_file_system_first_and_names_another(tmp_path):
+    def write_fs(name, benchmarks, fs):
+        path = tmp_path / name
+        body = {"mode": "full", "benchmarks": {b: {"title": f"{b} of {name}"} for b in benchmarks}}
+        if fs is not None:
+            body["local_fs"] = fs
+        path.write_text(json.dumps(body))
+        return str(path)
+
+    # Before the option every run was on Hadoop's own file system; the newest with chains is on it too.
+    write_fs("20261126T000000Z-full.json", ["kafka_sustained", "chains"], None)
+    write_fs("20261127T000000Z-full.json", ["chains"], "forkfree")
+    write_fs("20261127T010000Z-full-partial.json", ["chains"], "hadoop")
+    newest = write_fs("20261128T000000Z-full.json", ["final_results"], "forkfree")
+    with open(newest) as fh:
+        results = json.load(fh)
+    carried = report.carry_missing(results, newest, str(tmp_path))
+    assert {b: os.path.basename(f) for b, f in carried.items()} == {
+        "chains": "20261127T000000Z-full.json",
+        "kafka_sustained": "20261126T000000Z-full.json",
+    }
+    shown = "\n".join(report._carried(carried, str(tmp_path), results))
+    assert "kafka_sustained from `" in shown
+    assert "20261126T000000Z-full.json`, on Hadoop's local file system as" in shown
+    assert "20261127T000000Z-full.json`;" in shown  # same file system: nothing said

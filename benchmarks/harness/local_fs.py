@@ -3,13 +3,15 @@
 ``BENCH_LOCAL_FS`` (``run.py --local-fs``) chooses it for every Spark system of a run alike, the harness's session and
 the spark-submit jobs through Kafka:
 
+- ``forkfree`` (the default): Hadoop's local file system with its ``chmod`` and ``readlink`` calls made in Java
+  (``benchmarks/jvm/localfs``), as Spark on HDFS, on an object store or with Hadoop's native library makes them. The
+  jar is compiled here with ``javac`` against the running PySpark's own jars (each Spark line its own Hadoop) and
+  cached in the work directory.
 - ``hadoop``: Hadoop's own, as PySpark ships it. Without Hadoop's native library (PySpark's wheels ship none) it starts
   a ``chmod`` process for every file it creates and a ``readlink`` process for both paths of every rename: about 1,250
   processes in one run of benchmark 1, each a few milliseconds on the benchmark machine, on the driver's micro-batch
-  path (offset and commit logs, the file sink's log) and in every state store's commit.
-- ``forkfree``: the same file system with those two calls made in Java (``benchmarks/jvm/localfs``), as Spark on HDFS,
-  on an object store or with the native library has them. The jar is compiled here with ``javac`` against the running
-  PySpark's own jars (each Spark line its own Hadoop) and cached in the work directory.
+  path (offset and commit logs, the file sink's log) and in every state store's commit. They took about half of each
+  Spark system's time there and hid what the operators cost (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ import tempfile
 import zipfile
 from typing import Dict
 
-HADOOP = "hadoop"
 FORK_FREE = "forkfree"
-CHOICES = (HADOOP, FORK_FREE)
+HADOOP = "hadoop"
+CHOICES = (FORK_FREE, HADOOP)
 ENV = "BENCH_LOCAL_FS"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -32,11 +34,14 @@ SOURCES = os.path.join(ROOT, "benchmarks", "jvm", "localfs")
 PACKAGE = "io.github.sparksuppress.bench.fs"
 
 
+DEFAULT = FORK_FREE
+
+
 def mode() -> str:
-    """The run's choice, from ``BENCH_LOCAL_FS`` (default ``hadoop``); anything else is refused."""
-    value = os.environ.get(ENV, HADOOP) or HADOOP
+    """The run's choice, from ``BENCH_LOCAL_FS`` (default ``forkfree``); anything else is refused."""
+    value = os.environ.get(ENV) or DEFAULT
     if value not in CHOICES:
-        raise ValueError(f"{ENV}={value!r}: use one of {', '.join(CHOICES)} (default {HADOOP})")
+        raise ValueError(f"{ENV}={value!r}: use one of {', '.join(CHOICES)} (default {DEFAULT})")
     return value
 
 
