@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs spark-suppress's benchmarks against their anchors and writes one results JSON plus PNG plots.
 
-    benchmarks/run.py                  # everything (make bench); about 32 minutes on 2 cores
+    benchmarks/run.py                  # everything (make bench); about 30 minutes on 2 cores
     benchmarks/run.py --quick          # smoke run with tiny inputs (also: BENCH_QUICK=1 make bench)
     benchmarks/run.py --only join      # some benchmarks: buffer_core, final_results, rate_limit, window_kinds,
                                        #   python_stateful, scaling, large_state, join, chains, kafka_streams
