@@ -9,9 +9,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import report  # noqa: E402
 
 
-def write(directory, name, benchmarks, mode="full"):
+def write(directory, name, benchmarks, mode="full", local_fs=None):
     path = directory / name
-    path.write_text(json.dumps({"mode": mode, "benchmarks": {b: {"title": f"{b} of {name}"} for b in benchmarks}}))
+    body = {"mode": mode, "benchmarks": {b: {"title": f"{b} of {name}"} for b in benchmarks}}
+    if local_fs is not None:  # runs before run.py --local-fs have none
+        body["local_fs"] = local_fs
+    path.write_text(json.dumps(body))
     return str(path)
 
 
@@ -36,19 +39,11 @@ def test_a_full_run_takes_what_it_did_not_run_from_the_newest_run_that_did(tmp_p
 
 
 def test_a_run_takes_a_benchmark_from_a_run_on_its_own_local_file_system_first_and_names_another(tmp_path):
-    def write_fs(name, benchmarks, fs):
-        path = tmp_path / name
-        body = {"mode": "full", "benchmarks": {b: {"title": f"{b} of {name}"} for b in benchmarks}}
-        if fs is not None:
-            body["local_fs"] = fs
-        path.write_text(json.dumps(body))
-        return str(path)
-
     # Before the option every run was on Hadoop's own file system; the newest with chains is on it too.
-    write_fs("20261126T000000Z-full.json", ["kafka_sustained", "chains"], None)
-    write_fs("20261127T000000Z-full.json", ["chains"], "forkfree")
-    write_fs("20261127T010000Z-full-partial.json", ["chains"], "hadoop")
-    newest = write_fs("20261128T000000Z-full.json", ["final_results"], "forkfree")
+    write(tmp_path, "20261126T000000Z-full.json", ["kafka_sustained", "chains"])
+    write(tmp_path, "20261127T000000Z-full.json", ["chains"], local_fs="forkfree")
+    write(tmp_path, "20261127T010000Z-full-partial.json", ["chains"], local_fs="hadoop")
+    newest = write(tmp_path, "20261128T000000Z-full.json", ["final_results"], local_fs="forkfree")
     with open(newest) as fh:
         results = json.load(fh)
     carried = report.carry_missing(results, newest, str(tmp_path))
