@@ -2,8 +2,9 @@
 
 The file operations run in a fresh JVM (a local SparkSession with the run's settings), once on Hadoop's own local file
 system and once on the fork-free one, through the two APIs Spark writes with (FileSystem and FileContext). The child
-processes are counted from the kernel's count of processes created (/proc/stat), so that the test also pins what the
-option is for: if a Hadoop release stops starting processes, the probe on Hadoop's own file system fails.
+processes are counted by the JVM's flight recorder (its jdk.ProcessStart events, as in benchmarks/README.md), so that
+the test also pins what the option is for: if a Hadoop release stops starting processes, the probe on Hadoop's own
+file system fails.
 """
 
 import json
@@ -32,9 +33,17 @@ spark = builder.getOrCreate()
 jvm, gw = spark._jvm, spark.sparkContext._gateway
 hadoop = jvm.org.apache.hadoop
 
-def forks():
-    with open("/proc/stat") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("processes "))
+def processes_started(action):
+    # The JVM's own record of the processes it starts (jdk.ProcessStart), not the machine's: other work may run.
+    recording = jvm.jdk.jfr.Recording()
+    recording.enable("jdk.ProcessStart")
+    recording.start()
+    action()
+    recording.stop()
+    path = jvm.java.io.File(tempfile.mkdtemp(prefix="localfs-jfr-"), "processes.jfr").toPath()
+    recording.dump(path)
+    recording.close()
+    return jvm.jdk.jfr.consumer.RecordingFile.readAllEvents(path).size()
 
 def run(fs_conf, name, files):
     root = tempfile.mkdtemp(prefix="localfs-" + name + "-")
@@ -46,20 +55,21 @@ def run(fs_conf, name, files):
     overwrite[0] = hadoop.fs.Options.Rename.OVERWRITE
     no_opts = gw.new_array(hadoop.fs.Options.CreateOpts, 0)
     flags = jvm.java.util.EnumSet.of(hadoop.fs.CreateFlag.CREATE, hadoop.fs.CreateFlag.OVERWRITE)
-    before = forks()
-    for i in range(files):
-        tmp = hadoop.fs.Path(f"{root}/tmp-{i}")
-        out = fs.create(tmp, perm(0o640), True, 4096, 1, 1 << 20, None)
-        out.write(bytearray(f"file {i}".encode()))
-        out.close()
-        fs.rename(tmp, hadoop.fs.Path(f"{root}/fs-{i}"))
-        fs.setPermission(hadoop.fs.Path(f"{root}/fs-{i}"), perm(0o600))
-        ctmp = hadoop.fs.Path(f"{root}/ctmp-{i}")
-        out = fc.create(ctmp, flags, no_opts)
-        out.write(bytearray(f"context {i}".encode()))
-        out.close()
-        fc.rename(ctmp, hadoop.fs.Path(f"{root}/fc-{i}"), overwrite)
-    created = forks() - before
+    def write_files():
+        for i in range(files):
+            tmp = hadoop.fs.Path(f"{root}/tmp-{i}")
+            out = fs.create(tmp, perm(0o640), True, 4096, 1, 1 << 20, None)
+            out.write(bytearray(f"file {i}".encode()))
+            out.close()
+            fs.rename(tmp, hadoop.fs.Path(f"{root}/fs-{i}"))
+            fs.setPermission(hadoop.fs.Path(f"{root}/fs-{i}"), perm(0o600))
+            ctmp = hadoop.fs.Path(f"{root}/ctmp-{i}")
+            out = fc.create(ctmp, flags, no_opts)
+            out.write(bytearray(f"context {i}".encode()))
+            out.close()
+            fc.rename(ctmp, hadoop.fs.Path(f"{root}/fc-{i}"), overwrite)
+
+    created = processes_started(write_files)
     os.symlink(f"{root}/fs-0", f"{root}/link")
     link = fs.getFileLinkStatus(hadoop.fs.Path(f"{root}/link"))
     try:
@@ -97,7 +107,7 @@ def results():
 
 
 def test_hadoops_own_local_file_system_starts_child_processes_for_creates_and_renames(results):
-    # The probe: each file here started 28 processes on Hadoop 3.5.0 (chmod per create, readlink per rename path).
+    # The probe: each file here started 14 processes on Hadoop 3.5.0 (chmod per create, readlink per rename path).
     assert results["hadoop"]["classes"] == [
         "org.apache.hadoop.fs.RawLocalFileSystem",
         "org.apache.hadoop.fs.local.LocalFs",
@@ -111,8 +121,7 @@ def test_the_fork_free_file_system_is_in_place_and_starts_none(results):
         f"{local_fs.PACKAGE}.ForkFreeRawLocalFileSystem",
         f"{local_fs.PACKAGE}.ForkFreeLocalFs",
     ]
-    # Other processes of the machine may start some meanwhile; the file system's own would be over 4 per file.
-    assert fork_free["processes"] < FILES
+    assert fork_free["processes"] == 0
 
 
 def test_the_fork_free_file_system_leaves_the_same_files_as_hadoops(results):
