@@ -18,6 +18,14 @@ def write(directory, name, benchmarks, mode="full", local_fs=None):
     return str(path)
 
 
+def carry(directory, newest):
+    """The newest run's results with what it carries, and {benchmark: the file it came from}."""
+    with open(newest) as fh:
+        results = json.load(fh)
+    carried = report.carry_missing(results, newest, str(directory))
+    return results, carried, {b: os.path.basename(f) for b, f in carried.items()}
+
+
 def test_a_full_run_takes_what_it_did_not_run_from_the_newest_run_that_did(tmp_path):
     write(tmp_path, "20261126T000000Z-full.json", ["final_results", "kafka_sustained", "chains"])
     write(tmp_path, "20261127T000000Z-full-partial.json", ["kafka_sustained"])
@@ -25,10 +33,8 @@ def test_a_full_run_takes_what_it_did_not_run_from_the_newest_run_that_did(tmp_p
     write(tmp_path, "20261128T010000Z-quick.json", ["chains"], mode="quick")  # a smoke run: never carried
     newest = write(tmp_path, "20261129T000000Z-full.json", ["final_results"])
     assert report.latest_results(str(tmp_path)) == newest  # a partial run is never the newest full run
-    with open(newest) as fh:
-        results = json.load(fh)
-    carried = report.carry_missing(results, newest, str(tmp_path))
-    assert {b: os.path.basename(f) for b, f in carried.items()} == {
+    results, carried, sources = carry(tmp_path, newest)
+    assert sources == {
         "kafka_sustained": "20261127T000000Z-full-partial.json",
         "chains": "20261126T000000Z-full.json",
     }
@@ -44,10 +50,8 @@ def test_a_run_takes_a_benchmark_from_a_run_on_its_own_local_file_system_first_a
     write(tmp_path, "20261127T000000Z-full.json", ["chains"], local_fs="forkfree")
     write(tmp_path, "20261127T010000Z-full-partial.json", ["chains"], local_fs="hadoop")
     newest = write(tmp_path, "20261128T000000Z-full.json", ["final_results"], local_fs="forkfree")
-    with open(newest) as fh:
-        results = json.load(fh)
-    carried = report.carry_missing(results, newest, str(tmp_path))
-    assert {b: os.path.basename(f) for b, f in carried.items()} == {
+    results, carried, sources = carry(tmp_path, newest)
+    assert sources == {
         "chains": "20261127T000000Z-full.json",
         "kafka_sustained": "20261126T000000Z-full.json",
     }
