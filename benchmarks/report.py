@@ -21,6 +21,8 @@ import re
 import sys
 from typing import Any, Dict, List, Optional
 
+from harness import local_fs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS_DIR = os.path.join(ROOT, "benchmarks", "results")
 START, END = "<!-- BENCH-TABLE -->", "<!-- /BENCH-TABLE -->"
@@ -58,23 +60,23 @@ def carry_missing(results: Dict[str, Any], path: str, results_dir: str = RESULTS
     for other in files:
         with open(other) as fh:
             found[other] = json.load(fh)
-    same = [f for f in files if local_fs(found[f]) == local_fs(results)]
-    for other in same + [f for f in files if f not in same]:
+    # Newest first, those on the run's own file system before the others (the sort is stable).
+    for other in sorted(files, key=lambda f: run_fs(found[f]) != run_fs(results)):
         for name, b in found[other].get("benchmarks", {}).items():
             if name not in results["benchmarks"] and name not in (results.get("errors") or {}):
-                results["benchmarks"][name] = dict(b, local_fs=local_fs(found[other]))
+                results["benchmarks"][name] = dict(b, local_fs=run_fs(found[other]))
                 carried[name] = other
     return carried
 
 
-def local_fs(results: Dict[str, Any]) -> str:
+def run_fs(results: Dict[str, Any]) -> str:
     """The local file system a run's Spark systems wrote through (runs before the option: Hadoop's own)."""
-    return results.get("local_fs") or "hadoop"
+    return results.get("local_fs") or local_fs.HADOOP
 
 
 LOCAL_FS = {
-    "hadoop": "Hadoop's local file system as PySpark ships it (a child process per file created and renamed)",
-    "forkfree": "Hadoop's local file system without its child processes (run.py --local-fs forkfree)",
+    local_fs.HADOOP: "Hadoop's local file system as PySpark ships it (a child process per file created and renamed)",
+    local_fs.FORK_FREE: "Hadoop's local file system without its child processes (run.py --local-fs forkfree)",
 }
 
 
@@ -83,8 +85,8 @@ def _carried(carried: Dict[str, str], link_dir: str, results: Dict[str, Any]) ->
         return []
 
     def on(name: str) -> str:
-        fs = results["benchmarks"][name].get("local_fs", local_fs(results))
-        return "" if fs == local_fs(results) else f", on {LOCAL_FS[fs]}"
+        fs = results["benchmarks"][name].get("local_fs", run_fs(results))
+        return "" if fs == run_fs(results) else f", on {LOCAL_FS[fs]}"
 
     parts = [
         f"{name} from `{os.path.relpath(os.path.abspath(f), ROOT)}`{on(name)}"
@@ -119,7 +121,7 @@ def _header(results: Dict[str, Any], source: Optional[str]) -> List[str]:
         + ", ".join(parts)
         + ".",
     ]
-    lines[0] += f" Spark's checkpoints and outputs: {LOCAL_FS[local_fs(results)]}."
+    lines[0] += f" Spark's checkpoints and outputs: {LOCAL_FS[run_fs(results)]}."
     load = results.get("load_average") or {}
     if load:
         lines[0] += f" Load average at start/end: {load.get('start')}/{load.get('end')}."

@@ -87,12 +87,10 @@ def run(fs_conf, name, files):
         "checksums": sorted(f for f in os.listdir(root) if f.endswith(".crc")),
         "link": [link.isSymlink(), str(link.getSymlink())],
         "missing": missing,
-        "root": root,
     }
 
-files = int(sys.argv[1]) if len(sys.argv) > 1 else FILES_
-stock = run(hadoop.conf.Configuration(), "hadoop", files)
-configured = run(spark.sparkContext._jsc.hadoopConfiguration(), "configured", files)
+stock = run(hadoop.conf.Configuration(), "hadoop", FILES_)
+configured = run(spark.sparkContext._jsc.hadoopConfiguration(), "configured", FILES_)
 print("RESULT " + json.dumps({"hadoop": stock, "configured": configured}))
 spark.stop()
 """

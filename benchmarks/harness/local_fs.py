@@ -27,14 +27,13 @@ from typing import Dict
 FORK_FREE = "forkfree"
 HADOOP = "hadoop"
 CHOICES = (FORK_FREE, HADOOP)
+DEFAULT = FORK_FREE
 ENV = "BENCH_LOCAL_FS"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCES = os.path.join(ROOT, "benchmarks", "jvm", "localfs")
+WORK_DIR = os.path.join(ROOT, "benchmarks", "work")  # run.py's default --work-dir
 PACKAGE = "io.github.sparksuppress.bench.fs"
-
-
-DEFAULT = FORK_FREE
 
 
 def mode() -> str:
@@ -49,7 +48,7 @@ def _sources():
     return sorted(glob.glob(os.path.join(SOURCES, "**", "*.java"), recursive=True))
 
 
-def jar(work_dir: str = os.path.join(ROOT, "benchmarks", "work")) -> str:
+def jar(work_dir: str = WORK_DIR) -> str:
     """The fork-free file system's jar for the running PySpark, compiled once per source and PySpark version."""
     import pyspark
 
@@ -78,7 +77,7 @@ def jar(work_dir: str = os.path.join(ROOT, "benchmarks", "work")) -> str:
     return out
 
 
-def conf(work_dir: str = os.path.join(ROOT, "benchmarks", "work")) -> Dict[str, str]:
+def conf(work_dir: str = WORK_DIR) -> Dict[str, str]:
     """Spark settings that put the run's file system in place (none for Hadoop's own). They must be set before the
     driver JVM starts: its class path."""
     if mode() == HADOOP:
