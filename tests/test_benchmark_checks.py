@@ -528,3 +528,32 @@ def test_sustained_lag_and_latency_from_the_logs(tmp_path):
     results = np.array([(0, 0, 2, 10), (1, 0, 2, 20), (2, 10, 1, 30)], dtype=RESULTS)
     lat = latency(_streamed(), results, 0, 100)
     assert lat["windows"] == 2 and lat["max_ms"] == 12 and lat["p50_ms"] == 7.5
+
+
+def test_sustained_load_starts_only_once_the_system_processed_the_priming_records(tmp_path):
+    """The driver's load waits for the harness's go: none before the driver has sent the priming records and the
+    system has processed them all, one go then, and an error naming the system if it never gets there."""
+    import io
+    import types
+
+    from harness.kafka_sustained import Primer
+
+    driver_log, system_log = tmp_path / "driver.log", tmp_path / "kafka-streams.log"
+    driver_log.write_text("ACKED 1000 0\n")
+    system_log.write_text("POSITION 1000 1000\n")
+    driver = types.SimpleNamespace(stdin=io.StringIO())
+    primer = Primer(str(driver_log), str(system_log), "kafka-streams", 1000, 300)
+    primer(driver)  # processed, but the driver has not said it sent them: these are not the priming records
+    assert driver.stdin.getvalue() == "" and primer.primed_s is None
+    driver_log.write_text("ACKED 1000 0\nPRIMED 1000\n")
+    system_log.write_text("POSITION 1000 0\nPOSITION 1100 999\n")
+    primer(driver)
+    assert driver.stdin.getvalue() == "" and primer.primed_s is None
+    system_log.write_text("POSITION 1000 0\nPOSITION 1100 999\nPOSITION 1200 1000\n")
+    primer(driver)
+    primer(driver)
+    assert driver.stdin.getvalue() == "go\n" and primer.primed_s > 0
+    late = Primer(str(driver_log), str(tmp_path / "spark-suppress.log"), "spark-suppress", 1000, 0)
+    (tmp_path / "spark-suppress.log").write_text("")
+    with pytest.raises(RuntimeError, match="spark-suppress had not processed the 1,000 priming records"):
+        late(types.SimpleNamespace(stdin=io.StringIO()))

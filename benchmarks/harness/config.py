@@ -22,11 +22,15 @@ class EventShape:
 class Sustained:
     """The sustained-load comparison with Kafka Streams (harness/kafka_sustained.py, benchmarks/README.md 11).
 
-    A probe runs one system at one offered rate: ``warmup_s`` then ``measure_s`` of load, ``tail_s`` more so
+    A probe runs one system at one offered rate: ``prime_records`` sent at once, which the system must have
+    processed before the load starts (its cold start, for Spark planning and a first micro-batch, is then behind
+    it; it has ``prime_timeout_s``), then ``warmup_s`` and ``measure_s`` of load, ``tail_s`` more so
     that the windows closing at the end of the measurement are followed by input, then ``drain_s`` of consuming
     without load. The throughput search starts at ``start_rate``, doubles until a rate is not sustained, then
     bisects until the bounds are within ``precision`` (or ``max_probes`` probes per system and job)."""
 
+    prime_records: int = 1_000
+    prime_timeout_s: int = 300
     warmup_s: int = 30
     measure_s: int = 60
     tail_s: int = 5

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -155,18 +155,32 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def _drive(cmd: List[str], system_process: subprocess.Popen, run_dir: str, system: str):
+def _drive(
+    cmd: List[str],
+    system_process: subprocess.Popen,
+    run_dir: str,
+    system: str,
+    tick: Optional[Callable[[subprocess.Popen], None]] = None,
+):
     """Runs the driver to its end; stops it (and fails) as soon as the system under test exits, which it never
-    does on its own, rather than letting the driver wait for results until its timeout."""
+    does on its own, rather than letting the driver wait for results until its timeout. ``tick``, if given, is
+    called with the driver every half second (its standard input is a pipe then); if it raises, the driver is
+    stopped."""
     out_path = os.path.join(run_dir, "driver.log")
     with open(out_path, "w") as out:
-        driver = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
-        while driver.poll() is None:
-            if system_process.poll() is not None:
-                _stop(driver)
-                tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
-                raise RuntimeError(f"{system} exited with {system_process.returncode}; its log ends:\n{tail}")
-            time.sleep(0.5)
+        stdin = subprocess.PIPE if tick else None
+        driver = subprocess.Popen(cmd, stdin=stdin, stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            while driver.poll() is None:
+                if system_process.poll() is not None:
+                    tail = open(os.path.join(run_dir, f"{system}.log")).read()[-3000:]
+                    raise RuntimeError(f"{system} exited with {system_process.returncode}; its log ends:\n{tail}")
+                if tick:
+                    tick(driver)
+                time.sleep(0.5)
+        except BaseException:
+            _stop(driver)
+            raise
     with open(out_path) as fh:
         return fh.read(), driver.returncode
 

@@ -7,9 +7,12 @@ final results per key and 10-second tumbling window (``emitStrategy(onWindowClos
 ``aggregate_windowed(on_window_close)``) and rate limiting (``suppress(untilTimeLimit(5 s, maxRecords(1000)
 .emitEarlyWhenFull()))`` on each key's updates, against spark-suppress's ``suppress``).
 
-A probe runs one system, started afresh on fresh topics of 2 partitions, with the driver (KafkaDriver ``paced``)
-offering a fixed rate: records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up,
-the measurement and a short tail, then consuming for a while without load. Lag = records in the input topic (the
+A probe runs one system, started afresh on fresh topics of 2 partitions. The driver (KafkaDriver ``paced``) first
+sends a thousand priming records and waits until the system has processed them all, so that its cold start (for
+Spark, planning and its first micro-batch, 8 to 18 s on 2 cores) is not a backlog the measurement inherits; then
+it offers a fixed rate: records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up,
+the measurement and a short tail, then consumes for a while without load. The priming records are input like any
+other: the checks count them. Lag = records in the input topic (the
 driver's acknowledged sends) - records the system has processed (Kafka Streams: a count at its source node;
 Spark: the input rows of the micro-batches that have ended), on a 1-second grid over the measurement. A rate is
 sustained if the lag's regression slope stays under 1% of the rate, the lag under 5 s of input, and the driver
@@ -43,6 +46,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -300,8 +304,6 @@ def rate_limit_check(
 
 
 def _wait_started(process: subprocess.Popen, log_path: str, seconds: int = 300) -> None:
-    import time
-
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -311,6 +313,35 @@ def _wait_started(process: subprocess.Popen, log_path: str, seconds: int = 300) 
                 return
         time.sleep(0.5)
     raise RuntimeError(f"did not start within {seconds} s:\n{open(log_path).read()[-3000:]}")
+
+
+class Primer:
+    """Tells the driver to start the load (a line on its standard input) once the driver has sent its priming
+    records (its ``PRIMED`` line) and the system has processed them all (``positions``); raises if that takes
+    longer than ``timeout_s``. ``primed_s``: from the priming records' send to the go."""
+
+    def __init__(self, driver_log: str, system_log: str, system: str, records: int, timeout_s: int):
+        self.driver_log, self.system_log, self.system = driver_log, system_log, system
+        self.records, self.deadline = records, time.monotonic() + timeout_s
+        self.sent_ms: Optional[int] = None
+        self.primed_s: Optional[float] = None
+
+    def __call__(self, driver: subprocess.Popen) -> None:
+        if self.primed_s is not None:
+            return
+        if self.sent_ms is None:
+            with open(self.driver_log, errors="replace") as fh:
+                self.sent_ms = next((int(line.split()[1]) for line in fh if line.startswith("PRIMED ")), None)
+        done = positions(self.system_log, self.system) if self.sent_ms is not None else []
+        if done and done[-1][1] >= self.records:
+            driver.stdin.write("go\n")
+            driver.stdin.flush()
+            self.primed_s = round((time.time() * 1000 - self.sent_ms) / 1000, 2)
+        elif time.monotonic() > self.deadline:
+            raise RuntimeError(
+                f"{self.system} had not processed the {self.records:,} priming records "
+                f"({done[-1][1] if done else 0:,} done) when the priming timed out; see {self.system_log}"
+            )
 
 
 def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", latency_run: bool = False):
@@ -346,6 +377,7 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     system_log = os.path.join(run_dir, f"{system}.log")
     produced_path, results_path = os.path.join(run_dir, "produced.bin"), os.path.join(run_dir, "results.bin")
     produce_s = sus.warmup_s + sus.measure_s + sus.tail_s
+    primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
     try:
         _wait_started(process, system_log)
         stdout, returncode = ks._drive(
@@ -363,10 +395,12 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
                 str(sus.drain_s),
                 produced_path,
                 results_path,
+                str(sus.prime_records),
             ],
             process,
             run_dir,
             system,
+            primer,
         )
     finally:
         ks._stop(process)
@@ -374,10 +408,12 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     if returncode != 0 or not lines:
         raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
     driven = json.loads(lines[-1][len("RESULT ") :])
-    start = driven["start_ms"]
+    start, load = driven["start_ms"], driven["load_ms"]
     acked = [(int(a), int(b)) for _, a, b in (s.split() for s in stdout.splitlines() if s.startswith("ACKED "))]
-    measure_from, measure_to = sus.warmup_s * 1000, (sus.warmup_s + sus.measure_s) * 1000
+    # Relative to the driver's start, as its files are: the load began after the priming.
+    measure_from, measure_to = load + sus.warmup_s * 1000, load + (sus.warmup_s + sus.measure_s) * 1000
     out: Dict[str, Any] = {"system": system, "job": job, "rate": rate, "trigger": trigger}
+    out["primed_s"] = primer.primed_s
     out.update(lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus))
     produced = np.fromfile(produced_path, dtype=PRODUCED)
     results = np.fromfile(results_path, dtype=RESULTS)
@@ -409,9 +445,6 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
         except ValueError as e:  # the micro-batches are not known: no reference, a failed check, not a crash
             out["check"] = {"ok": False, "input_unknown": str(e)}
     out["produced"], out["results"] = int(len(produced)), int(len(results))
-    # When the system's processing began, relative to the load: a slow start shows in the warm-up's lag.
-    moved = [t for t, n in positions(system_log, system) if n > 0]
-    out["first_processed_s"] = round((moved[0] - start) / 1000, 2) if moved else None
     if system == "spark-suppress":
         out["micro_batches"] = sum(1 for line in open(system_log, errors="replace") if line.startswith("PROGRESS "))
     lat = out.get("latency") or {}
@@ -450,9 +483,10 @@ def search(run: Callable[[int], Dict[str, Any]], sus: Sustained) -> Tuple[int, L
     return low or 0, probes
 
 
-def design_seconds(sus: Sustained, start_up_s: int = 15) -> int:
-    """How long a run takes by design: every probe's load, tail and drain plus a start-up each, with the most
-    probes the search allows per system and job, and the latency runs."""
+def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
+    """How long a run takes by design: every probe's load, tail and drain plus a start-up each (the system's start
+    and its priming: about 15 s and, for Spark, 10 more on a quiet machine), with the most probes the search allows
+    per system and job, and the latency runs."""
     probe_s = sus.warmup_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
     latency_runs = len(sus.latency_loads) + len(sus.spark_triggers) + len(sus.latency_loads) - 1
     return probe_s * (sus.max_probes * len(SYSTEMS) * len(JOBS) + latency_runs)

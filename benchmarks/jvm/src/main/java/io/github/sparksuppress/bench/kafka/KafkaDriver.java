@@ -7,6 +7,7 @@ import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.FileWriter;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -38,7 +39,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <pre>
  * topics BOOTSTRAP PARTITIONS TOPIC...                    create the topics
  * run BOOTSTRAP IN OUT EVENTS_CSV EXPECTED TIMEOUT_S ROWS  produce the events, consume results until EXPECTED
- * paced BOOTSTRAP IN OUT PARTITIONS RATE KEYS DISORDER_MS PRODUCE_S DRAIN_S PRODUCED RESULTS
+ * paced BOOTSTRAP IN OUT PARTITIONS RATE KEYS DISORDER_MS PRODUCE_S DRAIN_S PRODUCED RESULTS PRIME
  *                                                         a fixed offered rate, for the sustained benchmark
  * </pre>
  *
@@ -58,7 +59,7 @@ public final class KafkaDriver {
                 args[7]);
             case "paced" -> paced(args[1], args[2], args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]),
                 Integer.parseInt(args[6]), Integer.parseInt(args[7]), Long.parseLong(args[8]), Long.parseLong(args[9]),
-                args[10], args[11]);
+                args[10], args[11], Integer.parseInt(args[12]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -178,20 +179,28 @@ public final class KafkaDriver {
      * DISORDER_MS (uniform; less than the grace, so no record is late), value = the record's sequence number as a
      * decimal string. Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
      *
+     * <p>With PRIME &gt; 0, the load is preceded by PRIME records sent at once (the same keys, timestamps and
+     * values as the load's), then {@code PRIMED <wall ms>} is printed and the driver waits for a line on its
+     * standard input before the load starts: the harness sends it once the system has processed the priming
+     * records, so a system's cold start (for Spark, planning and its first micro-batch) is behind it when the
+     * paced load begins rather than a backlog the measurement has to absorb.
+     *
      * <p>Writes two big-endian binary files for the harness, which computes the expected results and latencies
      * from them itself: PRODUCED, one {@code int key, int ts - start, int sent - start} per record in sequence
      * order (sent = the wall time just before {@code send}); RESULTS, one {@code int key, long a, long b,
      * int consumed - start} per result, where a, b = window start ms and count for {@code key@start -> count}
      * results, and seq, -1 for {@code key -> seq} results. Prints {@code ACKED <wall ms> <records>} every 100 ms
      * (records the broker has acknowledged: the input's end offsets summed) and, at the end, one line
-     * {@code RESULT {...}} with the start time (ms) and the counts.
+     * {@code RESULT {...}} with the start time (ms), when the paced load began ({@code load_ms}, ms after the
+     * start) and the counts.
      */
     static void paced(String bootstrap, String in, String out, int partitions, long rate, int keys, int disorderMs,
-                      long produceS, long drainS, String producedPath, String resultsPath) throws Exception {
+                      long produceS, long drainS, String producedPath, String resultsPath, int prime)
+        throws Exception {
         Properties c = resultsConsumer(bootstrap, out);
         Properties p = producer(bootstrap, StringSerializer.class);
 
-        AtomicLong acked = new AtomicLong(), sent = new AtomicLong();
+        AtomicLong acked = new AtomicLong(), sent = new AtomicLong(), loadStart = new AtomicLong(-1);
         AtomicBoolean producing = new AtomicBoolean(true);
         long results = 0, start;
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c);
@@ -204,7 +213,7 @@ public final class KafkaDriver {
             Thread producer = new Thread(() -> {
                 try {
                     produceAtRate(p, in, partitions, rate, keys, disorderMs, produceS * 1000, t0, producedPath,
-                        sent, acked);
+                        sent, acked, prime, loadStart);
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 } finally {
@@ -238,13 +247,14 @@ public final class KafkaDriver {
             }
             producer.join();
         }
-        System.out.println("RESULT {\"start_ms\": " + start + ", \"sent\": " + sent.get() + ", \"acked\": "
+        System.out.println("RESULT {\"start_ms\": " + start + ", \"load_ms\": " + (loadStart.get() - start)
+            + ", \"sent\": " + sent.get() + ", \"acked\": "
             + acked.get() + ", \"results\": " + results + "}");
     }
 
     static void produceAtRate(Properties p, String topic, int partitions, long rate, int keys, int disorderMs,
-                              long produceMs, long start, String producedPath, AtomicLong sent, AtomicLong acked)
-        throws IOException {
+                              long produceMs, long start, String producedPath, AtomicLong sent, AtomicLong acked,
+                              int prime, AtomicLong loadStart) throws IOException {
         SplittableRandom random = new SplittableRandom(42);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p);
              DataOutputStream log = new DataOutputStream(new BufferedOutputStream(
@@ -252,25 +262,30 @@ public final class KafkaDriver {
             String[] names = new String[keys];
             for (int k = 0; k < keys; k++) names[k] = String.format("k%07d", k);
             long seq = 0;
-            while (true) {
-                long now = System.currentTimeMillis(), elapsed = now - start;
-                if (elapsed >= produceMs) break;
-                long due = rate * elapsed / 1000;
-                while (seq < due) {
-                    int key = random.nextInt(keys);
-                    long at = System.currentTimeMillis();
-                    long ts = at - (disorderMs > 0 ? random.nextInt(disorderMs) : 0);
-                    log.writeInt(key);
-                    log.writeInt((int) (ts - start));
-                    log.writeInt((int) (at - start));
-                    producer.send(new ProducerRecord<>(topic, key % partitions, ts, names[key],
-                        Long.toString(seq)), (m, e) -> {
-                            if (e == null) acked.incrementAndGet();
-                        });
-                    seq++;
+            if (prime > 0) {
+                while (seq < prime) {
+                    sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
                     sent.set(seq);
                 }
-                long next = start + (elapsed / 10 + 1) * 10; // the next 10 ms slice
+                producer.flush();
+                log.flush();
+                System.out.println("PRIMED " + System.currentTimeMillis());
+                System.out.flush();
+                if (new BufferedReader(new InputStreamReader(System.in)).readLine() == null) {
+                    throw new IOException("standard input closed before the harness said the system was primed");
+                }
+            }
+            long load = System.currentTimeMillis();
+            loadStart.set(load);
+            while (true) {
+                long now = System.currentTimeMillis(), elapsed = now - load;
+                if (elapsed >= produceMs) break;
+                long due = prime + rate * elapsed / 1000;
+                while (seq < due) {
+                    sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
+                    sent.set(seq);
+                }
+                long next = load + (elapsed / 10 + 1) * 10; // the next 10 ms slice
                 long sleep = next - System.currentTimeMillis();
                 if (sleep > 0) {
                     try {
@@ -283,5 +298,21 @@ public final class KafkaDriver {
             }
             producer.flush();
         }
+    }
+
+    /** One record of the load, logged before it is sent; times in the log are relative to the driver's start. */
+    static void sendOne(KafkaProducer<String, String> producer, DataOutputStream log, SplittableRandom random,
+                        String[] names, String topic, int partitions, int disorderMs, long start, long seq,
+                        AtomicLong acked) throws IOException {
+        int key = random.nextInt(names.length);
+        long at = System.currentTimeMillis();
+        long ts = at - (disorderMs > 0 ? random.nextInt(disorderMs) : 0);
+        log.writeInt(key);
+        log.writeInt((int) (ts - start));
+        log.writeInt((int) (at - start));
+        producer.send(new ProducerRecord<>(topic, key % partitions, ts, names[key], Long.toString(seq)),
+            (m, e) -> {
+                if (e == null) acked.incrementAndGet();
+            });
     }
 }
