@@ -9,7 +9,7 @@ final results per key and 10-second tumbling window (``emitStrategy(onWindowClos
 
 A probe runs one system, started afresh on fresh topics of 2 partitions. The driver (KafkaDriver ``paced``) first
 sends a thousand priming records and waits until the system has processed them all, so that its cold start (for
-Spark, planning and its first micro-batch, 8 to 18 s on 2 cores) is not a backlog the measurement inherits; then
+Spark, planning and its first micro-batch) is not a backlog the measurement inherits; then
 it offers a fixed rate: records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up,
 the measurement and a short tail, then consumes for a while without load. The priming records are input like any
 other: the checks count them. Lag = records in the input topic (the
@@ -485,7 +485,7 @@ def search(run: Callable[[int], Dict[str, Any]], sus: Sustained) -> Tuple[int, L
 
 def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
     """How long a run takes by design: every probe's load, tail and drain plus a start-up each (the system's start
-    and its priming: about 15 s and, for Spark, 10 more on a quiet machine), with the most probes the search allows
+    and its priming: about 15 s, and 4 to 7 s of priming for Spark), with the most probes the search allows
     per system and job, and the latency runs."""
     probe_s = sus.warmup_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
     latency_runs = len(sus.latency_loads) + len(sus.spark_triggers) + len(sus.latency_loads) - 1
