@@ -9,13 +9,12 @@ final results per key and 10-second tumbling window (``emitStrategy(onWindowClos
 
 A probe runs one system, started afresh on fresh topics of 2 partitions. The driver (KafkaDriver ``paced``) first
 sends a thousand priming records and waits until the system has processed them all, so that its cold start (for
-Spark, planning and its first micro-batch) is not a backlog the measurement inherits; then
-it offers a fixed rate: records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up,
-the measurement and a short tail, then consumes for a while without load. The priming records are input like any
-other: the checks count them. Lag = records in the input topic (the
-driver's acknowledged sends) - records the system has processed (Kafka Streams: a count at its source node;
-Spark: the input rows of the micro-batches that have ended), on a 1-second grid over the measurement. A rate is
-sustained if the lag's regression slope stays under 1% of the rate, the lag under 5 s of input, and the driver
+Spark, planning and its first micro-batch) is not a backlog the measurement inherits; then it offers a fixed rate:
+records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up, the measurement and a
+short tail, then consumes for a while without load. The priming records are input like any other: the checks count
+them. Lag = records in the input topic (the driver's acknowledged sends) - records the system has processed (Kafka
+Streams: a count at its source node; Spark: the input rows of the micro-batches that have ended), on a 1-second
+grid over the measurement. A rate is sustained if the lag's regression slope stays under 1% of the rate, the lag under 5 s of input, and the driver
 got at least 95% of the rate into the topic. The search doubles from the start rate until a rate is not sustained,
 then bisects. Final-result latency: per window and key, the wall time its result was consumed minus the time the
 record that closed the window on the key's partition was sent (Kafka's stream time is per partition;
