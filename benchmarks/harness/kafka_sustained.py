@@ -13,14 +13,14 @@ Spark, planning and its first micro-batch) is not a backlog the measurement inhe
 records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up, the measurement and a
 short tail, then consumes for a while without load. The priming records are input like any other: the checks count
 them. Lag = records in the input topic (the driver's acknowledged sends) - records the system has processed (Kafka
-Streams: a count at its source node; Spark: the input rows of the micro-batches that have ended), on a 1-second
-grid over the measurement. A rate is sustained if the lag's regression slope stays under 1% of the rate, the lag under 5 s of input, and the driver
-got at least 95% of the rate into the topic. The search doubles from the start rate until a rate is not sustained,
-then bisects. Final-result latency: per window and key, the wall time its result was consumed minus the time the
-record that closed the window on the key's partition was sent (Kafka's stream time is per partition;
-``checks.windowed_counts_reference``), over the windows closed during the measurement, at shares of the lower
-system's sustained rate; Spark with each trigger of the settings at the middle load, then the one with the lowest
-p50 at the others.
+Streams: a count at its source node; Spark: the input rows of the micro-batches that have ended), on a 1-second grid
+over the measurement. A rate is sustained if the lag's regression slope stays under 1% of the rate, the lag under 5
+s of input, and the driver got at least 95% of the rate into the topic. The search doubles from the start rate until
+a rate is not sustained, then bisects. Final-result latency: per window and key, the wall time its result was
+consumed minus the time the record that closed the window on the key's partition was sent (Kafka's stream time is
+per partition; ``checks.windowed_counts_reference``), over the windows closed during the measurement, at shares of
+the lower system's sustained rate; Spark with each trigger of the settings at the middle load, then the one with the
+lowest p50 at the others.
 
 Check (fails the run), on every probe: every final result equals the count computed from what was produced, none
 comes twice, and at a sustained rate every window closed during warm-up and measurement has come. Rate limiting:
