@@ -376,9 +376,10 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     system_log = os.path.join(run_dir, f"{system}.log")
     produced_path, results_path = os.path.join(run_dir, "produced.bin"), os.path.join(run_dir, "results.bin")
     produce_s = sus.warmup_s + sus.measure_s + sus.tail_s
-    primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
     try:
         _wait_started(process, system_log)
+        # Built once the system has started, so that its timeout counts the priming alone.
+        primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
         stdout, returncode = ks._drive(
             driver
             + [
