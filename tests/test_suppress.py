@@ -160,6 +160,13 @@ def test_max_bytes_counts_kafka_sizes(spark):
         assert kvt(d.step([("C", at(2), "zz", False)])) == [("A", "xx", 0)]
 
 
+def test_a_stopped_test_driver_has_deleted_its_checkpoint_and_refuses_a_restart(spark):
+    with driver_for(spark, lambda df: df) as d:
+        assert kvt(d.step([("A", at(0), "x", False)])) == [("A", "x", 0)]
+    with pytest.raises(Exception, match="the driver is stopped and its checkpoint deleted"):
+        d.restart()
+
+
 def test_shut_down_when_full_stops_the_query_naming_the_operator(spark):
     s = ss.Suppressed.until_time_limit(
         ss._durations.FOREVER_MS, ss.BufferConfig.max_records(1).shut_down_when_full()

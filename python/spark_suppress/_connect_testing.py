@@ -218,6 +218,8 @@ class Driver:
         return [Row(**{n: r[n] for n in names}) for r in rows]
 
     def restart(self) -> None:
+        if not os.path.isdir(self._dir):
+            raise ValueError("the driver is stopped and its checkpoint deleted; start(pipeline) it again")
         self._halt()
         self._run()
         self._restarted_without_input = True

@@ -289,7 +289,7 @@ class TestDriver:
         return self
 
     def stop(self) -> None:
-        """Stop the query and release what the driver holds.
+        """Stop the query and delete its checkpoint: a stopped driver can be started again, not restarted.
 
         Examples
         --------

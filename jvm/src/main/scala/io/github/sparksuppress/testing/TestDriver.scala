@@ -145,13 +145,26 @@ final class TestDriver private (val spark: SparkSession) {
 
   /** Stops and restarts the query from its checkpoint; state and pending input survive. */
   def restart(): this.type = {
-    stop()
+    require(checkpoint != null, "the driver is stopped and its checkpoint deleted; start(pipeline) it again")
+    halt()
     run()
     restartedWithoutInput = true
     this
   }
 
-  def stop(): Unit = if (query != null) {
+  /** Stops the query and deletes its checkpoint (a test makes one per driver: they would pile up in the temp dir). */
+  def stop(): Unit = {
+    halt()
+    if (checkpoint != null) {
+      val root = java.nio.file.Paths.get(checkpoint)
+      checkpoint = null
+      val paths = Files.walk(root)
+      try paths.sorted(java.util.Comparator.reverseOrder[java.nio.file.Path]()).forEach(p => Files.deleteIfExists(p))
+      finally paths.close()
+    }
+  }
+
+  private def halt(): Unit = if (query != null) {
     try query.stop()
     finally {
       query = null
