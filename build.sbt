@@ -56,7 +56,7 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     Compile / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "resources",
     Test / unmanagedSourceDirectories := {
       val base = (LocalRootProject / baseDirectory).value / "jvm"
-      Seq(base / "src" / "test" / "scala") ++ (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
+      Seq(base / "src" / "test" / "scala", base / "src" / "test" / "java") ++ (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
     },
     Test / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "test" / "resources",
     Compile / unmanagedJars ++= (line.pyspark match {
