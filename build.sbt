@@ -56,7 +56,8 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     Compile / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "resources",
     Test / unmanagedSourceDirectories := {
       val base = (LocalRootProject / baseDirectory).value / "jvm"
-      Seq(base / "src" / "test" / "scala", base / "src" / "test" / "java") ++ (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
+      // benchmarks/jvm/localfs: Hadoop's local file system without its child processes, for quick checkpoints.
+      Seq(base / "src" / "test" / "scala", base.getParentFile / "benchmarks" / "jvm" / "localfs") ++ (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
     },
     Test / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "test" / "resources",
     Compile / unmanagedJars ++= (line.pyspark match {

@@ -169,8 +169,6 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
             [
                 os.path.join("build", "sbt"),
                 "-Dsbt.log.noformat=true",
-                # The default line's suite is the longest: its test JVM starts first, not after every line's compile.
-                *[f"{ln.project}/Test/compile" for ln in lines if ln.default],
                 "all " + " ".join(f"{ln.project}/test" for ln in lines),
             ],
             stdout=out,

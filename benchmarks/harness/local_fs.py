@@ -69,7 +69,9 @@ def jar(work_dir: str = WORK_DIR) -> str:
         )
         if result.returncode != 0:
             raise RuntimeError(f"javac could not compile {SOURCES} against {spark_jars}:\n{result.stderr}")
-        partial = out + ".tmp"
+        # A name of its own: several processes (the tests' suites) may compile the same jar at once.
+        fd, partial = tempfile.mkstemp(suffix=".tmp", dir=os.path.dirname(out))
+        os.close(fd)
         with zipfile.ZipFile(partial, "w") as z:
             for path in glob.glob(os.path.join(classes, "**", "*.class"), recursive=True):
                 z.write(path, os.path.relpath(path, classes))

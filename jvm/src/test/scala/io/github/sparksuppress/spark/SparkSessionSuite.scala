@@ -50,16 +50,17 @@ object SparkSessionSuite {
    * forks a shell (chmod, readlink) for every file it creates or renames: several per micro-batch, a large share of
    * the CPU of suites that run thousands of small batches. The FileSystem-based manager (Spark's own, for file
    * systems without FileContext) creates and renames without the readlink. Its class moved in Spark 4.1. Under it,
-   * `ForklessLocalFileSystem` sets permissions without the chmod and writes no checksum files. Hadoop caches one file
-   * system per scheme for the whole JVM, which every suite of a line shares, so the quick one is not cached: the
-   * suites that write checkpoints as users' queries do keep Hadoop's own.
+   * the benchmarks' fork-free local file system (benchmarks/jvm/localfs) sets permissions and reads links in Java:
+   * Hadoop's own still forks a chmod for every file it creates. Hadoop caches one file system per scheme for the whole
+   * JVM, which every suite of a line shares, so the fork-free one is not cached: the suites that write checkpoints as
+   * users' queries do keep Hadoop's own.
    */
   val QuickCheckpoints: Map[String, String] = Map(
     "spark.sql.streaming.checkpointFileManagerClass" -> Seq(
       "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager",
       "org.apache.spark.sql.execution.streaming.FileSystemBasedCheckpointFileManager"
     ).find(c => scala.util.Try(Class.forName(c)).isSuccess).get,
-    "spark.hadoop.fs.file.impl" -> classOf[io.github.sparksuppress.testing.ForklessLocalFileSystem].getName,
+    "spark.hadoop.fs.file.impl" -> classOf[io.github.sparksuppress.bench.fs.ForkFreeLocalFileSystem].getName,
     "spark.hadoop.fs.file.impl.disable.cache" -> "true"
   )
 }
