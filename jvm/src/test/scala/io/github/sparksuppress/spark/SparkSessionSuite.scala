@@ -51,9 +51,9 @@ object SparkSessionSuite {
    * the CPU of suites that run thousands of small batches. The FileSystem-based manager (Spark's own, for file
    * systems without FileContext) creates and renames without the readlink. Its class moved in Spark 4.1. Under it,
    * the benchmarks' fork-free local file system (benchmarks/jvm/localfs) sets permissions and reads links in Java:
-   * Hadoop's own still forks a chmod for every file it creates. Hadoop caches one file system per scheme for the whole
-   * JVM, which every suite of a line shares, so the fork-free one is not cached: the suites that write checkpoints as
-   * users' queries do keep Hadoop's own.
+   * Hadoop's own still forks a chmod for every file it creates. Hadoop caches one file system per scheme for the
+   * whole JVM, which every suite of a line shares, so the fork-free one is not cached: the suites that write
+   * checkpoints as users' queries do keep Hadoop's own.
    */
   val QuickCheckpoints: Map[String, String] = Map(
     "spark.sql.streaming.checkpointFileManagerClass" -> Seq(
