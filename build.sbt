@@ -57,7 +57,8 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     Test / unmanagedSourceDirectories := {
       val base = (LocalRootProject / baseDirectory).value / "jvm"
       // benchmarks/jvm/localfs: Hadoop's local file system without its child processes, for quick checkpoints.
-      Seq(base / "src" / "test" / "scala", base.getParentFile / "benchmarks" / "jvm" / "localfs") ++ (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
+      Seq(base / "src" / "test" / "scala", base.getParentFile / "benchmarks" / "jvm" / "localfs") ++
+        (if (hasConnect(line)) Seq(base / "connect" / "test" / "scala") else Nil)
     },
     Test / resourceDirectory := (LocalRootProject / baseDirectory).value / "jvm" / "src" / "test" / "resources",
     Compile / unmanagedJars ++= (line.pyspark match {
