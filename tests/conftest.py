@@ -18,14 +18,14 @@ collect_ignore = (
 )
 
 
-CONF = quick(
-    {
-        "spark.sql.shuffle.partitions": "2",
-        "spark.ui.enabled": "false",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
-    }
-)
+# The test settings (session_conf.quick) are added where a session starts: here for py4j, by connect_server for
+# Connect; a run that starts none (the benchmark and README tests) compiles nothing for them.
+CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+}
 
 
 def _session():
@@ -33,7 +33,7 @@ def _session():
 
     import spark_suppress as ss
 
-    builder = SparkSession.builder.master("local[2]").appName("spark-suppress-tests").config(map=CONF)
+    builder = SparkSession.builder.master("local[2]").appName("spark-suppress-tests").config(map=quick(CONF))
     return ss.configure(builder).getOrCreate()
 
 

@@ -35,10 +35,7 @@ def _fork_free_local_fs() -> Dict[str, str]:
         sys.path.insert(0, benchmarks)
     from harness import local_fs
 
-    return {
-        "spark.driver.extraClassPath": local_fs.jar(os.path.join(ROOT, "target", "test-support")),
-        "spark.hadoop.fs.file.impl": f"{local_fs.PACKAGE}.ForkFreeLocalFileSystem",
-    }
+    return local_fs.fork_free_conf(os.path.join(ROOT, "target", "test-support"))
 
 
 def _checkpoint_file_manager() -> str:

@@ -82,8 +82,11 @@ def jar(work_dir: str = WORK_DIR) -> str:
 def conf(work_dir: str = WORK_DIR) -> Dict[str, str]:
     """Spark settings that put the run's file system in place (none for Hadoop's own). They must be set before the
     driver JVM starts: its class path."""
-    if mode() == HADOOP:
-        return {}
+    return {} if mode() == HADOOP else fork_free_conf(work_dir)
+
+
+def fork_free_conf(work_dir: str = WORK_DIR) -> Dict[str, str]:
+    """The settings of the fork-free file system whatever the run's choice (the tests' quick checkpoints use it)."""
     return {
         "spark.driver.extraClassPath": jar(work_dir),
         "spark.hadoop.fs.file.impl": f"{PACKAGE}.ForkFreeLocalFileSystem",
