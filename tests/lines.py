@@ -44,6 +44,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from cpu_meter import TAG, CpuMeter
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGS = os.path.join(ROOT, "target", "test-logs")
 
@@ -176,6 +178,7 @@ def run_jvm(lines: List[Line], jobs: int, results: Dict[Tuple[str, str], Result]
             cwd=ROOT,
             env=dict(
                 os.environ,
+                **{TAG: "test-jvm"},
                 SBT_TEST_FORKS=str(jobs),
                 SPARK_SUPPRESS_TEST_PROBES_ONLY=",".join(ln.project for ln in lines if not ln.default),
             ),
@@ -233,7 +236,7 @@ def run(line: Line, suite: str, results: Dict[Tuple[str, str], Result], lock: th
     log = os.path.join(LOGS, line.name, f"{suite}.log")
     started = time.monotonic()
     # The conformance runner's vectors are latency-bound queries: two at once fill the gaps (CONFORMANCE_JOBS).
-    env = dict(os.environ, CONFORMANCE_JOBS=os.environ.get("CONFORMANCE_JOBS", "2"))
+    env = dict(os.environ, CONFORMANCE_JOBS=os.environ.get("CONFORMANCE_JOBS", "2"), **{TAG: f"{suite} {line.name}"})
     with open(log, "w") as out:
         proc = subprocess.run(
             ["make", "--no-print-directory", suite, *line.make_args()],
@@ -361,6 +364,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             sys.exit(f"no line matches {args.lines}; the lines are {', '.join(ln.name for ln in read_lines())}")
     started = time.monotonic()
     ticks = cpu_ticks()
+    os.environ[TAG] = "setup"
+    meter = CpuMeter().start()
     build(lines)
     if args.build_only:
         return 0
@@ -382,6 +387,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for f in [pool.submit(run, ln, s, results, lock) for ln, s in python]:
             f.result()
     jvm_thread.join()
+    meter.stop()
     minutes = (time.monotonic() - started) / 60
     print()
     print(f"Spark lines x suites: passed/failed/skipped ('!' failed; logs in {os.path.relpath(LOGS, ROOT)}/)")
@@ -405,6 +411,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     if ticks is not None and now is not None:
         share = f", CPU busy {100 * (now[0] - ticks[0]) / max(1, now[1] - ticks[1]):.0f}%"
     print(f"whole run: {minutes:.1f} min on {os.cpu_count()} cores{share}")
+    spent = sorted(meter.minutes().items(), key=lambda kv: -kv[1])
+    print(
+        f"CPU minutes by suite ({sum(m for _, m in spent):.0f} in all): " + ", ".join(f"{t} {m:.1f}" for t, m in spent)
+    )
     lint = [r for (_, s), r in results.items() if s == "lint" and r.status != "ok"]
     if lint:
         print(f"the style checks failed: {lint[0].log} (make lint; `ruff format .` fixes the formatting)")
