@@ -5,7 +5,7 @@
 their children inherit: Spark drivers, Connect servers, sbt's forked test JVMs. Every few seconds the sampler reads
 each process's own user and system time; a process's last reading is its CPU time (processes that live less than
 one interval are missed: a few seconds at most, in a run of an hour). sbt's forked JVMs are told apart by the
-project in their class path, so each line's Scala suites get a row of their own.
+project in their class path (or in the argument file that holds it), so each line's Scala suites get a row of their own.
 """
 
 from __future__ import annotations
@@ -62,7 +62,10 @@ class CpuMeter:
             return None
         tag = found.decode()
         if tag == "test-jvm":
-            project = _PROJECT.search(_read(f"/proc/{pid}/cmdline") or b"")
+            # sbt passes a forked JVM its class path in an argument file (java @file), which it leaves in place.
+            args = (_read(f"/proc/{pid}/cmdline") or b"").split(b"\0")
+            texts = args + [_read(a[1:].decode(errors="replace")) or b"" for a in args if a.startswith(b"@")]
+            project = next((m for m in map(_PROJECT.search, texts) if m), None)
             tag = f"test-jvm {project.group(1).decode()}" if project else "test-jvm (sbt)"
         return tag
 

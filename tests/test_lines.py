@@ -1,6 +1,7 @@
 """tests/lines.py, which runs `make test` on every Spark line: reading each runner's counts, and the table."""
 
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -77,7 +78,7 @@ def test_every_line_builds_and_runs_its_vectors_and_the_default_line_everything(
                 "test-cluster-faults",
             }
         elif line.pyspark is not None:
-            assert {"conformance-singles", "test-connect-plugin", "conformance-connect-chains"} <= set(suites)
+            assert set(suites) == {"test-jvm", "conformance-once", "test-connect-plugin"}
         else:
             assert suites == ["test-jvm"]
 
@@ -121,3 +122,18 @@ def test_a_failed_suite_is_explained_by_its_first_failures(tmp_path, monkeypatch
     assert lines.why(line, "test-jvm", lines.Result(1, 1, 0, status="failed")) == [
         f"  {line.name} test-jvm: ProbeSuite: restarts: 4 did not equal 0"
     ]
+
+
+def test_the_cpu_meter_charges_a_process_cpu_to_the_tag_in_its_environment():
+    from cpu_meter import TAG, CpuMeter
+
+    burn = [sys.executable, "-c", "import time\nend = time.process_time() + 1.5\nwhile time.process_time() < end: pass"]
+    tag = f"burner {os.getpid()}"  # of its own: the meter sees every process of the machine
+    meter = CpuMeter(interval=0.2).start()
+    try:
+        subprocess.run(burn, env=dict(os.environ, **{TAG: tag}), check=True)
+    finally:
+        meter.stop()
+    spent = meter.minutes().get(tag, 0.0) * 60
+    # The burner spent 1.5 s; the sampler misses at most the last interval of it.
+    assert 1.2 < spent <= 1.6, meter.minutes()
