@@ -37,7 +37,7 @@ SHARED_CONFORMANCE := ../shared/conformance
 VENDORED_CONFORMANCE := tests/conformance
 VECTOR_FOLDERS := vectors chains chains_filter
 
-.PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-singles conformance-connect-chains test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
+.PHONY: venv jar jars lint format test test-cluster-faults reliability-sinks conformance-once test-connect-plugin sync-vectors check-vectors test-jvm test-python test-connect test-connect-client conformance conformance-connect demo wheel publish-local bench reliability clean proto
 
 venv: $(VENV)/.installed
 
@@ -100,10 +100,10 @@ conformance: jar
 	$(PY) tests/conformance/run.py
 	$(PY) tests/conformance/run.py --join-stream-watermark
 
-# The single-operator vectors once on py4j (no second join pass): what `make test` runs on py4j on the lines other
-# than the default, whose chain vectors run over Connect (conformance-connect-chains), so each vector runs once there.
-conformance-singles: jar
-	$(PY) tests/conformance/run.py --no-chains
+# Every vector once on py4j (no second join pass): what `make test` runs on the lines other than the default, where
+# Connect's own tests (test-connect-plugin) stand for Connect; the default line runs every vector over Connect too.
+conformance-once: jar
+	$(PY) tests/conformance/run.py
 
 # The same operators over Spark Connect (docs/connect.md): the Python tests that take a session, plus Connect's own,
 # on an in-process local Connect server with the plugins; then every conformance vector through Connect.
@@ -113,17 +113,13 @@ CONNECT_TESTS := tests/test_connect.py tests/test_connect_fuzz.py tests/test_sup
 test-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q $(CONNECT_TESTS)
 
-# Connect's own tests alone (the plugin, its settings and errors): what `make test` runs over Connect on the lines
-# other than the default, beside the chain vectors.
+# Connect's own tests alone (the plugin, its settings and errors, each operator over Connect): what `make test` runs
+# over Connect on the lines other than the default.
 test-connect-plugin: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) -m pytest -q tests/test_connect.py tests/test_connect_fuzz.py
 
 conformance-connect: jar
 	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py
-
-# The chain vectors alone on Spark Connect: what `make test` runs over Connect on the lines other than the default.
-conformance-connect-chains: jar
-	SPARK_SUPPRESS_CONNECT=1 $(PY) tests/conformance/run.py --chains-only
 
 # The wheel in a fresh venv with only pyspark-client (no classic PySpark), against a Connect server of this venv.
 CLIENT_VENV := target/connect-client-venv
