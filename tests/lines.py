@@ -377,6 +377,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     meter = CpuMeter().start()
     build(lines)
     if args.build_only:
+        meter.stop()
         return 0
     results: Dict[Tuple[str, str], Result] = {}
     lock = threading.Lock()
