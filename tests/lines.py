@@ -422,9 +422,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         share = f", CPU busy {100 * (now[0] - ticks[0]) / max(1, now[1] - ticks[1]):.0f}%"
     print(f"whole run: {minutes:.1f} min on {os.cpu_count()} cores{share}")
     spent = sorted(meter.minutes().items(), key=lambda kv: -kv[1])
-    print(
-        f"CPU minutes by suite ({sum(m for _, m in spent):.0f} in all): " + ", ".join(f"{t} {m:.1f}" for t, m in spent)
-    )
+    if spent:
+        total = sum(m for _, m in spent)
+        print(f"CPU minutes by suite ({total:.0f} in all): " + ", ".join(f"{t} {m:.1f}" for t, m in spent))
     lint = [r for (_, s), r in results.items() if s == "lint" and r.status != "ok"]
     if lint:
         print(f"the style checks failed: {lint[0].log} (make lint; `ruff format .` fixes the formatting)")
