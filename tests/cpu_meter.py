@@ -34,7 +34,7 @@ class CpuMeter:
         self._interval = interval
         self._ticks = os.sysconf("SC_CLK_TCK")
         self._last: Dict[Tuple[int, int], Tuple[str, int]] = {}  # (pid, start time) -> (tag, CPU ticks)
-        self._tags: Dict[Tuple[int, int], Optional[str]] = {}
+        self._tags: Dict[Tuple[int, int], str] = {}
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -83,7 +83,9 @@ class CpuMeter:
             utime, stime, start = int(fields[11]), int(fields[12]), int(fields[19])
             key = (int(name), start)
             tag = self._tags[key] if key in self._tags else self._tag(int(name))
-            if tag != "test-jvm (sbt)":  # a test JVM sbt is starting reads as sbt until its exec: look again
+            # Between fork and exec a process still has its parent's environment and command line (no tag yet, or
+            # sbt's for a test JVM sbt is starting): such a reading is taken again at the next sample.
+            if tag is not None and tag != "test-jvm (sbt)":
                 self._tags[key] = tag
             if tag is not None:
                 self._last[key] = (tag, utime + stime)

@@ -135,5 +135,6 @@ def test_the_cpu_meter_charges_a_process_cpu_to_the_tag_in_its_environment():
     finally:
         meter.stop()
     spent = meter.minutes().get(tag, 0.0) * 60
-    # The burner spent 1.5 s; the sampler misses at most the last interval of it.
-    assert 1.2 < spent <= 1.6, meter.minutes()
+    # The burner spent 1.5 s, plus its start; the sampler misses what it spent after the last sample (one interval,
+    # longer on a loaded machine), and must not count it twice.
+    assert 0.9 < spent < 1.8, meter.minutes()
