@@ -17,6 +17,7 @@ from typing import Dict, Optional, Tuple
 
 TAG = "SPARK_SUPPRESS_TEST_SUITE"
 _PROJECT = re.compile(rb"target/(spark\d+_\d+)/")
+_SBT = "test-jvm (sbt)"  # sbt itself, and a test JVM it is starting until that JVM's exec
 
 
 def _read(path: str) -> Optional[bytes]:
@@ -39,12 +40,14 @@ class CpuMeter:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> "CpuMeter":
-        self._thread.start()
+        if os.path.isdir("/proc"):  # elsewhere than Linux there is nothing to read, and no CPU minutes are printed
+            self._thread.start()
         return self
 
     def stop(self) -> None:
         self._done.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
     def _run(self) -> None:
         while True:
@@ -66,12 +69,10 @@ class CpuMeter:
             args = (_read(f"/proc/{pid}/cmdline") or b"").split(b"\0")
             texts = args + [_read(a[1:].decode(errors="replace")) or b"" for a in args if a.startswith(b"@")]
             project = next((m for m in map(_PROJECT.search, texts) if m), None)
-            tag = f"test-jvm {project.group(1).decode()}" if project else "test-jvm (sbt)"
+            tag = f"test-jvm {project.group(1).decode()}" if project else _SBT
         return tag
 
     def _sample(self) -> None:
-        if not os.path.isdir("/proc"):
-            return  # not Linux: nothing to read, and `make test` prints no CPU minutes
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
@@ -85,7 +86,7 @@ class CpuMeter:
             tag = self._tags[key] if key in self._tags else self._tag(int(name))
             # Between fork and exec a process still has its parent's environment and command line (no tag yet, or
             # sbt's for a test JVM sbt is starting): such a reading is taken again at the next sample.
-            if tag is not None and tag != "test-jvm (sbt)":
+            if tag is not None and tag != _SBT:
                 self._tags[key] = tag
             if tag is not None:
                 self._last[key] = (tag, utime + stime)
