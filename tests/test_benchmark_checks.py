@@ -557,3 +557,71 @@ def test_sustained_load_starts_only_once_the_system_processed_the_priming_record
     (tmp_path / "spark-suppress.log").write_text("")
     with pytest.raises(RuntimeError, match="spark-suppress had not processed the 1,000 priming records"):
         late(types.SimpleNamespace(stdin=io.StringIO()))
+
+
+def test_a_lag_that_still_falls_or_stays_high_keeps_the_warm_up_going():
+    """The warm-up may end on a low flat lag (a saw tooth of micro-batches) or a rising one (the measurement then says
+    not sustained), never on a lag still draining the backlog of the load's start, nor one that paused high."""
+    from harness.config import Sustained
+    from harness.kafka_sustained import lag_settled
+
+    sus = Sustained(settle_s=15)
+    rate, now = 1_000, 100_000
+    acked = [(t, t) for t in range(0, now + 1, 100)]  # 1,000 records/s
+
+    def processed(speed: float, backlog: int, batch_ms: int = 300):
+        # Micro-batches every batch_ms, at ``speed`` times the load, after a backlog; never ahead of the input.
+        return [(t, max(0, min(t, int(t * speed) - backlog))) for t in range(0, now + 1, batch_ms)]
+
+    assert not lag_settled(acked, processed(1.03, 4_000), now, rate, sus)  # draining 30 records/s
+    assert lag_settled(acked, processed(1.0, 0), now, rate, sus)  # keeping up: a saw tooth
+    assert lag_settled(acked, processed(1.0, 500), now, rate, sus)  # flat at half a second of input
+    assert not lag_settled(acked, processed(1.0, 1_500), now, rate, sus)  # flat at 1.5 s of input
+    assert lag_settled(acked, processed(0.8, 0), now, rate, sus)  # falling behind
+
+
+def test_the_measurement_begins_once_the_warm_up_has_run_and_the_lag_stopped_falling(tmp_path):
+    """After the priming's go: no measure before ``warmup_s``, none while the lag falls, then exactly one."""
+    import io
+    import types
+
+    from harness.config import Sustained
+    from harness.kafka_sustained import Primer, Settler
+
+    driver_log, system_log = tmp_path / "driver.log", tmp_path / "kafka-streams.log"
+    driver_log.write_text("PRIMED 0\n")
+    system_log.write_text("POSITION 0 1000\n")
+    clock = [0.0]
+    wall = [0]
+    sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0)
+    settler = Settler(
+        Primer(str(driver_log), str(system_log), "kafka-streams", 1000, 300),
+        str(driver_log),
+        1_000,
+        sus,
+        clock=lambda: clock[0],
+        wall_ms=lambda: wall[0],
+    )
+    driver = types.SimpleNamespace(stdin=io.StringIO())
+    settler(driver)
+    assert driver.stdin.getvalue() == "go\n"
+
+    def at(seconds: float, backlog_left_at_end: int):
+        # The load at 1,000/s since the go; the system drains a backlog at 100 records/s until it reaches the lag
+        # it keeps, ``backlog_left_at_end``.
+        clock[0], wall[0] = seconds, int(seconds * 1000)
+        acks = "".join(f"ACKED {t} {1000 + t}\n" for t in range(0, wall[0] + 1, 100))
+        driver_log.write_text("PRIMED 0\n" + acks)
+        done = "".join(
+            f"POSITION {t} {1000 + t - max(backlog_left_at_end, 6000 - t // 10)}\n" for t in range(0, wall[0] + 1, 100)
+        )
+        system_log.write_text(done)
+        settler(driver)
+
+    at(20, 0)  # settled, but before warmup_s
+    assert driver.stdin.getvalue() == "go\n"
+    at(40, 0)  # after warmup_s, the lag still falling (6,000 - 10/ms: it reaches 0 at 60 s)
+    assert driver.stdin.getvalue() == "go\n"
+    at(80, 0)  # flat since 60 s
+    at(81, 0)
+    assert driver.stdin.getvalue() == "go\nmeasure\n"

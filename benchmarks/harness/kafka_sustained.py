@@ -9,9 +9,10 @@ final results per key and 10-second tumbling window (``emitStrategy(onWindowClos
 
 A probe runs one system, started afresh on fresh topics of 2 partitions. The driver (KafkaDriver ``paced``) first
 sends a thousand priming records and waits until the system has processed them all, so that its cold start (for
-Spark, planning and its first micro-batch) is not a backlog the measurement inherits; then it offers a fixed rate:
-records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up, the measurement and a
-short tail, then consumes for a while without load. The priming records are input like any other: the checks count
+Spark, planning and its first micro-batch) is not a backlog the measurement inherits; then it offers the rate:
+records with the wall clock as event time (minus up to 2 s of disorder), for the warm-up (rising to the rate, then
+until the system has worked off the backlog of its start: ``Settler``), the measurement and a short tail, then
+consumes for a while without load. The priming records are input like any other: the checks count
 them. Lag = records in the input topic (the driver's acknowledged sends) - records the system has processed (Kafka
 Streams: a count at its source node; Spark: the input rows of the micro-batches that have ended), on a 1-second grid
 over the measurement. A rate is sustained if the lag's regression slope stays under 1% of the rate, the lag under 5
@@ -280,7 +281,7 @@ def rate_limit_check(
             order,
             sus.time_limit_ms,
             sus.max_records,
-            ks.GRACE_MS,
+            ks.WATERMARK_DELAY_MS,
             checks.library_shard(PARTITIONS),
             by_position,
         )
@@ -343,6 +344,65 @@ class Primer:
             )
 
 
+def acked_sends(driver_output: str) -> List[Tuple[int, int]]:
+    """(wall ms, records acknowledged by then) from the driver's ``ACKED`` lines."""
+    return [(int(a), int(b)) for _, a, b in (s.split() for s in driver_output.splitlines() if s.startswith("ACKED "))]
+
+
+def lag_settled(
+    acked: Sequence[Tuple[int, int]], processed: Sequence[Tuple[int, int]], now_ms: int, rate: float, sus: Sustained
+) -> bool:
+    """Whether the system has worked off the backlog of the load's start, judged on the lag over the last
+    ``settle_s`` before ``now_ms`` (wall ms): settled if it no longer falls (its regression slope is above minus
+    ``max_lag_slope`` of the rate, the bound the measurement puts on a rising one) and stayed under ``settle_lag_s``
+    of input; or if it rises beyond that bound, since more warm-up would not help: the measurement then says the rate
+    is not sustained. A slope alone is not enough: a lag still well above its level can pause for a few seconds."""
+    grid = np.arange(now_ms - sus.settle_s * 1000, now_ms + 1, 250, dtype=np.int64)
+    lag = _step(acked, grid) - _step(processed, grid)
+    slope = float(np.polyfit((grid - grid[0]) / 1000, lag, 1)[0])
+    bound = sus.max_lag_slope * rate
+    return slope >= bound or (slope > -bound and lag.max() <= sus.settle_lag_s * rate)
+
+
+class Settler:
+    """Ends the warm-up: once the load has run ``warmup_s`` (counted from the ``go`` of ``primer``) and the lag has
+    settled (``lag_settled``), tells the driver to begin the measurement (a second line on its
+    standard input). The driver begins it by itself after ``warmup_max_s``. ``clock`` (seconds) and ``wall_ms``
+    are the time's sources, which a test replaces."""
+
+    def __init__(
+        self,
+        primer: "Primer",
+        driver_log: str,
+        rate: float,
+        sus: Sustained,
+        clock: Callable[[], float] = time.monotonic,
+        wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    ):
+        self.primer, self.driver_log, self.rate, self.sus = primer, driver_log, rate, sus
+        self.clock, self.wall_ms = clock, wall_ms
+        self.go: Optional[float] = None
+        self.told = False
+
+    def __call__(self, driver: subprocess.Popen) -> None:
+        if self.told:
+            return
+        if self.primer.primed_s is None:
+            self.primer(driver)
+            if self.primer.primed_s is not None:
+                self.go = self.clock()
+            return
+        if self.go is None or self.clock() - self.go < self.sus.warmup_s:
+            return
+        with open(self.driver_log, errors="replace") as fh:
+            acked = acked_sends(fh.read())
+        done = positions(self.primer.system_log, self.primer.system)
+        if lag_settled(acked, done, self.wall_ms(), self.rate, self.sus):
+            driver.stdin.write("measure\n")
+            driver.stdin.flush()
+            self.told = True
+
+
 def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", latency_run: bool = False):
     """One system at one offered rate: its lag, its check and (final results) its latencies."""
     sus = env.sus
@@ -375,11 +435,11 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     )
     system_log = os.path.join(run_dir, f"{system}.log")
     produced_path, results_path = os.path.join(run_dir, "produced.bin"), os.path.join(run_dir, "results.bin")
-    produce_s = sus.warmup_s + sus.measure_s + sus.tail_s
     try:
         _wait_started(process, system_log)
         # Built once the system has started, so that its timeout counts the priming alone.
         primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
+        settler = Settler(primer, os.path.join(run_dir, "driver.log"), rate, sus)
         stdout, returncode = ks._drive(
             driver
             + [
@@ -391,16 +451,18 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
                 str(rate),
                 str(sus.keys),
                 str(sus.disorder_ms),
-                str(produce_s),
+                str(sus.prime_records),
+                str(sus.ramp_s),
+                str(sus.warmup_max_s),
+                str(sus.measure_s + sus.tail_s),
                 str(sus.drain_s),
                 produced_path,
                 results_path,
-                str(sus.prime_records),
             ],
             process,
             run_dir,
             system,
-            primer,
+            settler,
         )
     finally:
         ks._stop(process)
@@ -409,11 +471,14 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
         raise RuntimeError(f"the driver failed for {system}:\n{stdout[-3000:]}")
     driven = json.loads(lines[-1][len("RESULT ") :])
     start, load = driven["start_ms"], driven["load_ms"]
-    acked = [(int(a), int(b)) for _, a, b in (s.split() for s in stdout.splitlines() if s.startswith("ACKED "))]
-    # Relative to the driver's start, as its files are: the load began after the priming.
-    measure_from, measure_to = load + sus.warmup_s * 1000, load + (sus.warmup_s + sus.measure_s) * 1000
+    acked = acked_sends(stdout)
+    # Relative to the driver's start, as its files are: the load began after the priming, the measurement after
+    # the warm-up.
+    measure_from = driven["measure_ms"]
+    measure_to = measure_from + sus.measure_s * 1000
     out: Dict[str, Any] = {"system": system, "job": job, "rate": rate, "trigger": trigger}
     out["primed_s"] = primer.primed_s
+    out["warmed_s"] = round((measure_from - load) / 1000, 1)
     out.update(lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus))
     produced = np.fromfile(produced_path, dtype=PRODUCED)
     results = np.fromfile(results_path, dtype=RESULTS)
@@ -484,10 +549,10 @@ def search(run: Callable[[int], Dict[str, Any]], sus: Sustained) -> Tuple[int, L
 
 
 def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
-    """How long a run takes by design: every probe's load, tail and drain plus a start-up each (the system's start
-    and its priming: about 15 s, and 4 to 7 s of priming for Spark), with the most probes the search allows
-    per system and job, and the latency runs."""
-    probe_s = sus.warmup_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
+    """How long a run takes by design, at most: every probe's load (the longest warm-up), tail and drain plus a
+    start-up each (the system's start and its priming: about 15 s, and 4 to 7 s of priming for Spark), with the
+    most probes the search allows per system and job, and the latency runs."""
+    probe_s = sus.warmup_max_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
     latency_runs = len(sus.latency_loads) + len(sus.spark_triggers) + len(sus.latency_loads) - 1
     return probe_s * (sus.max_probes * len(SYSTEMS) * len(JOBS) + latency_runs)
 
@@ -593,6 +658,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
             "stream_threads": PARTITIONS,
             "spark_master": "local[2]",
             "window_ms": ctx.settings.window_ms,
+            "spark_watermark_delay_ms": ks.WATERMARK_DELAY_MS,
             **{k: (list(v) if isinstance(v, tuple) else v) for k, v in sus.__dict__.items()},
             "design_seconds": design_seconds(sus),
             "broker": "Apache Kafka, KRaft, one node, loopback (reliability/local_kafka.py)",

@@ -2,12 +2,12 @@
 spark-suppress's windowed count, final results only, from the events topic to the results topic, until killed.
 
     spark-submit --jars spark-suppress.jar,<Kafka connector jars> kafka_windowed_count.py BOOTSTRAP IN OUT
-        CHECKPOINT SIZE_MS GRACE_MS [TRIGGER [rate_limit TIME_LIMIT_MS MAX_RECORDS]]
+        CHECKPOINT SIZE_MS GRACE_MS WATERMARK_DELAY_MS [TRIGGER [rate_limit TIME_LIMIT_MS MAX_RECORDS]]
 
 For the sustained benchmark (harness/kafka_sustained.py): TRIGGER is ``default`` (a micro-batch as soon as the
 previous one ends) or a processing-time interval such as ``100 milliseconds``; ``rate_limit`` runs benchmark 2's
 ``suppress(until_time_limit(TIME_LIMIT_MS, max_records(MAX_RECORDS).emit_early_when_full()))`` on each key's
-updates instead (watermark delay GRACE_MS), writing key -> value (the record's sequence number).
+updates instead, writing key -> value (the record's sequence number).
 
 Not in harness/: spark-submit puts a script's directory first on the path, where harness/profile.py would shadow
 the standard library's module of that name, which PySpark imports.
@@ -31,9 +31,9 @@ def _offsets(offset):
 
 def main() -> int:
     bootstrap, topic_in, topic_out, checkpoint = sys.argv[1:5]
-    size_ms, grace_ms = int(sys.argv[5]), int(sys.argv[6])
-    trigger = sys.argv[7] if len(sys.argv) > 7 else "default"
-    job = sys.argv[8:]
+    size_ms, grace_ms, delay_ms = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+    trigger = sys.argv[8] if len(sys.argv) > 8 else "default"
+    job = sys.argv[9:]
     builder = (
         SparkSession.builder.appName("spark-suppress-kafka-bench")
         .master("local[2]")
@@ -55,7 +55,7 @@ def main() -> int:
             F.col("timestamp").alias("ts"),
             F.col("value").cast("string").alias("value"),
         )
-        .withWatermark("ts", f"{grace_ms} milliseconds")
+        .withWatermark("ts", f"{delay_ms} milliseconds")
     )
     if job[:1] == ["rate_limit"]:
         from spark_suppress import BufferConfig, Suppressed

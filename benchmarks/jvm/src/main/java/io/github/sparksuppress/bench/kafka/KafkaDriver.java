@@ -39,7 +39,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <pre>
  * topics BOOTSTRAP PARTITIONS TOPIC...                    create the topics
  * run BOOTSTRAP IN OUT EVENTS_CSV EXPECTED TIMEOUT_S ROWS  produce the events, consume results until EXPECTED
- * paced BOOTSTRAP IN OUT PARTITIONS RATE KEYS DISORDER_MS PRODUCE_S DRAIN_S PRODUCED RESULTS PRIME
+ * paced BOOTSTRAP IN OUT PARTITIONS RATE KEYS DISORDER_MS PRIME RAMP_S WARMUP_MAX_S MEASURE_S DRAIN_S PRODUCED RESULTS
  *                                                         a fixed offered rate, for the sustained benchmark
  * </pre>
  *
@@ -58,8 +58,9 @@ public final class KafkaDriver {
             case "run" -> run(args[1], args[2], args[3], args[4], Long.parseLong(args[5]), Long.parseLong(args[6]),
                 args[7]);
             case "paced" -> paced(args[1], args[2], args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]),
-                Integer.parseInt(args[6]), Integer.parseInt(args[7]), Long.parseLong(args[8]), Long.parseLong(args[9]),
-                args[10], args[11], Integer.parseInt(args[12]));
+                Integer.parseInt(args[6]), Integer.parseInt(args[7]), Integer.parseInt(args[8]),
+                Long.parseLong(args[9]), Long.parseLong(args[10]), Long.parseLong(args[11]), Long.parseLong(args[12]),
+                args[13], args[14]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -173,17 +174,23 @@ public final class KafkaDriver {
     }
 
     /**
-     * The load of the sustained benchmark ({@code harness/kafka_sustained.py}): for PRODUCE_S seconds, RATE records
-     * per second in 10 ms slices, key {@code k%07d} uniform over KEYS, written to partition key % PARTITIONS (so the
-     * harness knows each key's partition without Kafka's hash), record timestamp = the wall clock minus up to
-     * DISORDER_MS (uniform; less than the grace, so no record is late), value = the record's sequence number as a
-     * decimal string. Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
+     * The load of the sustained benchmark ({@code harness/kafka_sustained.py}): RATE records per second in 10 ms
+     * slices, key {@code k%07d} uniform over KEYS, written to partition key % PARTITIONS (so the harness knows each
+     * key's partition without Kafka's hash), record timestamp = the wall clock minus up to DISORDER_MS (uniform;
+     * less than the grace, so no record is late), value = the record's sequence number as a decimal string.
+     * Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
      *
-     * <p>With PRIME &gt; 0, the load is preceded by PRIME records sent at once (the same keys, timestamps and
-     * values as the load's), then {@code PRIMED <wall ms>} is printed and the driver waits for a line on its
-     * standard input before the load starts: the harness sends it once the system has processed the priming
-     * records, so a system's cold start (for Spark, planning and its first micro-batch) is behind it when the
-     * paced load begins rather than a backlog the measurement has to absorb.
+     * <p>In three phases, each begun by a line on its standard input (the harness decides when):
+     * <ol>
+     *   <li>PRIME records sent at once (the same keys, timestamps and values as the load's), then
+     *       {@code PRIMED <wall ms>}; the harness answers once the system has processed them, so that a system's
+     *       cold start (for Spark, planning and its first micro-batch) is behind it when the load begins.</li>
+     *   <li>The warm-up: the load, rising evenly from nothing to RATE over its first RAMP_S seconds, so that
+     *       neither system meets the full rate cold (the JIT compiling under it, Spark's micro-batches growing
+     *       before they settle). It lasts until the harness's second line (it waits for the system's lag to stop
+     *       falling), or WARMUP_MAX_S seconds at most.</li>
+     *   <li>The measurement: {@code MEASURING <wall ms>}, then MEASURE_S more seconds of load at RATE.</li>
+     * </ol>
      *
      * <p>Writes two big-endian binary files for the harness, which computes the expected results and latencies
      * from them itself: PRODUCED, one {@code int key, int ts - start, int sent - start} per record in sequence
@@ -191,16 +198,18 @@ public final class KafkaDriver {
      * int consumed - start} per result, where a, b = window start ms and count for {@code key@start -> count}
      * results, and seq, -1 for {@code key -> seq} results. Prints {@code ACKED <wall ms> <records>} every 100 ms
      * (records the broker has acknowledged: the input's end offsets summed) and, at the end, one line
-     * {@code RESULT {...}} with the start time (ms), when the paced load began ({@code load_ms}, ms after the
-     * start) and the counts.
+     * {@code RESULT {...}} with the start time (ms), when the load and the measurement began ({@code load_ms},
+     * {@code measure_ms}, ms after the start) and the counts.
      */
     static void paced(String bootstrap, String in, String out, int partitions, long rate, int keys, int disorderMs,
-                      long produceS, long drainS, String producedPath, String resultsPath, int prime)
+                      int prime, long rampS, long warmupMaxS, long measureS, long drainS, String producedPath,
+                      String resultsPath)
         throws Exception {
         Properties c = resultsConsumer(bootstrap, out);
         Properties p = producer(bootstrap, StringSerializer.class);
 
-        AtomicLong acked = new AtomicLong(), sent = new AtomicLong(), loadStart = new AtomicLong(-1);
+        AtomicLong acked = new AtomicLong(), sent = new AtomicLong();
+        AtomicLong loadStart = new AtomicLong(-1), measureStart = new AtomicLong(-1);
         AtomicBoolean producing = new AtomicBoolean(true);
         long results = 0, start;
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c);
@@ -212,8 +221,8 @@ public final class KafkaDriver {
             final long t0 = start;
             Thread producer = new Thread(() -> {
                 try {
-                    produceAtRate(p, in, partitions, rate, keys, disorderMs, produceS * 1000, t0, producedPath,
-                        sent, acked, prime, loadStart);
+                    produceAtRate(p, in, partitions, rate, keys, disorderMs, t0, producedPath, sent, acked, prime,
+                        rampS * 1000, warmupMaxS * 1000, measureS * 1000, loadStart, measureStart);
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 } finally {
@@ -248,13 +257,14 @@ public final class KafkaDriver {
             producer.join();
         }
         System.out.println("RESULT {\"start_ms\": " + start + ", \"load_ms\": " + (loadStart.get() - start)
-            + ", \"sent\": " + sent.get() + ", \"acked\": "
+            + ", \"measure_ms\": " + (measureStart.get() - start) + ", \"sent\": " + sent.get() + ", \"acked\": "
             + acked.get() + ", \"results\": " + results + "}");
     }
 
     static void produceAtRate(Properties p, String topic, int partitions, long rate, int keys, int disorderMs,
-                              long produceMs, long start, String producedPath, AtomicLong sent, AtomicLong acked,
-                              int prime, AtomicLong loadStart) throws IOException {
+                              long start, String producedPath, AtomicLong sent, AtomicLong acked, int prime,
+                              long rampMs, long warmupMaxMs, long measureMs, AtomicLong loadStart,
+                              AtomicLong measureStart) throws IOException {
         SplittableRandom random = new SplittableRandom(42);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p);
              DataOutputStream log = new DataOutputStream(new BufferedOutputStream(
@@ -262,25 +272,40 @@ public final class KafkaDriver {
             String[] names = new String[keys];
             for (int k = 0; k < keys; k++) names[k] = String.format("k%07d", k);
             long seq = 0;
-            if (prime > 0) {
-                while (seq < prime) {
-                    sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
-                    sent.set(seq);
-                }
-                producer.flush();
-                log.flush();
-                System.out.println("PRIMED " + System.currentTimeMillis());
-                System.out.flush();
-                if (new BufferedReader(new InputStreamReader(System.in)).readLine() == null) {
-                    throw new IOException("standard input closed before the harness said the system was primed");
-                }
+            BufferedReader harness = new BufferedReader(new InputStreamReader(System.in));
+            while (seq < prime) {
+                sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
+                sent.set(seq);
+            }
+            producer.flush();
+            log.flush();
+            System.out.println("PRIMED " + System.currentTimeMillis());
+            System.out.flush();
+            if (harness.readLine() == null) {
+                throw new IOException("standard input closed before the harness said the system was primed");
             }
             long load = System.currentTimeMillis();
             loadStart.set(load);
+            Thread settled = new Thread(() -> {
+                try {
+                    if (harness.readLine() != null) measureStart.compareAndSet(-1, System.currentTimeMillis());
+                } catch (IOException e) {
+                    // The warm-up then lasts its longest.
+                }
+            });
+            settled.setDaemon(true);
+            settled.start();
+            boolean announced = false;
             while (true) {
                 long now = System.currentTimeMillis(), elapsed = now - load;
-                if (elapsed >= produceMs) break;
-                long due = prime + rate * elapsed / 1000;
+                if (elapsed >= warmupMaxMs) measureStart.compareAndSet(-1, now);
+                long measuring = measureStart.get();
+                if (measuring >= 0 && !announced) {
+                    System.out.println("MEASURING " + measuring);
+                    announced = true;
+                }
+                if (measuring >= 0 && now - measuring >= measureMs) break;
+                long due = prime + dueByLoad(rate, rampMs, elapsed);
                 while (seq < due) {
                     sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
                     sent.set(seq);
@@ -298,6 +323,15 @@ public final class KafkaDriver {
             }
             producer.flush();
         }
+    }
+
+    /**
+     * Records the load has offered {@code elapsed} ms after it began: the integral of a rate that rises linearly
+     * from 0 to {@code rate} over {@code rampMs}, then holds.
+     */
+    static long dueByLoad(long rate, long rampMs, long elapsed) {
+        if (elapsed >= rampMs) return rate * (2 * elapsed - rampMs) / 2000;
+        return rate * elapsed * elapsed / (2000 * rampMs);
     }
 
     /** One record of the load, logged before it is sent; times in the log are relative to the driver's start. */
