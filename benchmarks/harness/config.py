@@ -26,7 +26,7 @@ class Sustained:
     processed before the load starts (its cold start, for Spark planning and a first micro-batch, is then behind
     it; it has ``prime_timeout_s``), then a warm-up of load, its first ``ramp_s`` rising evenly from nothing to
     the rate, which lasts at least ``warmup_s`` and then until the system's lag over the last ``settle_s`` has
-    stopped falling and stayed under ``settle_lag_s`` of input, or rises (``warmup_max_s`` at most), then
+    stopped falling and stayed under ``settle_lag_s`` of input (``warmup_max_s`` at most), then
     ``measure_s`` of load, ``tail_s`` more so that the windows closing at the end of the measurement are followed
     by input, then ``drain_s`` of consuming without load. The throughput search starts at ``start_rate``, doubles
     until a rate is not sustained, then bisects until the bounds are within ``precision`` (or ``max_probes``

@@ -353,15 +353,15 @@ def lag_settled(
     acked: Sequence[Tuple[int, int]], processed: Sequence[Tuple[int, int]], now_ms: int, rate: float, sus: Sustained
 ) -> bool:
     """Whether the system has worked off the backlog of the load's start, judged on the lag over the last
-    ``settle_s`` before ``now_ms`` (wall ms): settled if it no longer falls (its regression slope is above minus
+    ``settle_s`` before ``now_ms`` (wall ms): it no longer falls (its regression slope is above minus
     ``max_lag_slope`` of the rate, the bound the measurement puts on a rising one) and stayed under ``settle_lag_s``
-    of input; or if it rises beyond that bound, since more warm-up would not help: the measurement then says the rate
-    is not sustained. A slope alone is not enough: a lag still well above its level can pause for a few seconds."""
+    of input. A slope alone is not enough: a lag still well above its level can pause for a few seconds. A rising
+    lag is not settled either: near its limit a system's lag can rise for a while and then fall back, so a system
+    that cannot keep up gets the longest warm-up before the measurement says so."""
     grid = np.arange(now_ms - sus.settle_s * 1000, now_ms + 1, 250, dtype=np.int64)
     lag = _step(acked, grid) - _step(processed, grid)
     slope = float(np.polyfit((grid - grid[0]) / 1000, lag, 1)[0])
-    bound = sus.max_lag_slope * rate
-    return slope >= bound or (slope > -bound and lag.max() <= sus.settle_lag_s * rate)
+    return slope > -sus.max_lag_slope * rate and lag.max() <= sus.settle_lag_s * rate
 
 
 class Settler:

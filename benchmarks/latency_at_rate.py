@@ -1,0 +1,99 @@
+"""Final-result latency at one offered rate, measured apart from benchmark 11's full run (which first searches each
+system's sustained rate for about two hours): Kafka Streams and spark-suppress in turn, each with the probe of
+benchmark 11 (``harness/kafka_sustained.py``: priming, the warm-up until the lag has settled, 60 s measured, the
+same checks), spark-suppress once per watermark delay given.
+
+    .venv/bin/python benchmarks/latency_at_rate.py RATE [--rounds N] [--delays MS,MS,...]
+
+RATE is the offered rate in records/s (benchmark 11 measures latency at 50% of the lower system's sustained rate
+for final results). ``--delays`` (default ``0``) are spark-suppress's watermark delays in ms: ``0,2000`` compares the
+delay benchmark 11 uses with the one it used until 2026-11-28. Writes ``benchmarks/results/<UTC time>-latency.json``
+with the machine, every run and, per system and delay, the medians of p50 and p99 over the rounds. Not part of
+``make bench``; a failed check fails the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+from datetime import datetime, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+from harness import kafka_streams as ks  # noqa: E402
+from harness import kafka_sustained as sustained  # noqa: E402
+from harness import machine  # noqa: E402
+from harness.buffer_core import classpath  # noqa: E402
+from harness.config import FULL  # noqa: E402
+from harness.measure import log  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("rate", type=int)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--delays", default="0", help="spark-suppress's watermark delays, ms, comma-separated")
+    p.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
+    args = p.parse_args(argv)
+    delays = [int(d) for d in args.delays.split(",")]
+    sus = FULL.kafka_sustained
+    work = os.path.join(ROOT, "benchmarks", "work", "runs", "latency_at_rate")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    stamp = datetime.now(timezone.utc)
+    runs = []
+    with ks._local_kafka(ROOT).broker(os.path.join(work, "broker"), heap="1g", partitions=ks.PARTITIONS) as bootstrap:
+        env = sustained.Env(
+            ROOT,
+            classpath(ROOT, os.path.join(ROOT, "benchmarks", "work")),
+            ks.spark_jars(ROOT),
+            bootstrap,
+            work,
+            sus,
+            FULL.window_ms,
+            [],
+        )
+        for round_ in range(args.rounds):
+            for system, delay in [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]:
+                if delay is not None:
+                    ks.WATERMARK_DELAY_MS = delay  # read by ks._start when the job starts
+                r = sustained.probe(env, system, "final_results", args.rate, latency_run=True)
+                r.pop("lag_series", None)
+                runs.append({"round": round_, "watermark_delay_ms": delay, **r})
+    summary = {}
+    for system, delay in [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]:
+        mine = [r for r in runs if r["system"] == system and r["watermark_delay_ms"] == delay]
+        name = system if delay is None else f"{system} (watermark delay {delay} ms)"
+        summary[name] = {
+            "p50_ms_median": statistics.median(r["latency"]["p50_ms"] for r in mine),
+            "p99_ms_median": statistics.median(r["latency"]["p99_ms"] for r in mine),
+            "p99_ms_runs": [r["latency"]["p99_ms"] for r in mine],
+            "warmed_s_runs": [r["warmed_s"] for r in mine],
+        }
+        log(f"{name}: p50 {summary[name]['p50_ms_median']} ms, p99 {summary[name]['p99_ms_median']} ms (medians)")
+    failed = [r for r in runs if not r["check"]["ok"]]
+    out = {
+        "date": stamp.isoformat(timespec="seconds"),
+        "command": "benchmarks/latency_at_rate.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "git_commit": machine.git_commit(ROOT),
+        "machine": machine.machine(),
+        "rate": args.rate,
+        "summary": summary,
+        "check": {"ok": not failed, "runs": len(runs), "failed": len(failed)},
+        "runs": runs,
+    }
+    os.makedirs(args.results_dir, exist_ok=True)
+    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-latency.json")
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=1)
+    log(f"wrote {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
