@@ -180,15 +180,15 @@ public final class KafkaDriver {
      * less than the grace, so no record is late), value = the record's sequence number as a decimal string.
      * Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
      *
-     * <p>In three phases, each begun by a line on its standard input (the harness decides when):
+     * <p>In three phases; the second and the third begin on a line from the harness on its standard input:
      * <ol>
      *   <li>PRIME records sent at once (the same keys, timestamps and values as the load's), then
      *       {@code PRIMED <wall ms>}; the harness answers once the system has processed them, so that a system's
      *       cold start (for Spark, planning and its first micro-batch) is behind it when the load begins.</li>
      *   <li>The warm-up: the load, rising evenly from nothing to RATE over its first RAMP_S seconds, so that
      *       neither system meets the full rate cold (the JIT compiling under it, Spark's micro-batches growing
-     *       before they settle). It lasts until the harness's second line (it waits for the system's lag to stop
-     *       falling), or WARMUP_MAX_S seconds at most.</li>
+     *       before they settle). It lasts until the harness's second line (it waits for the system's lag to
+     *       settle), or WARMUP_MAX_S seconds at most.</li>
      *   <li>The measurement: {@code MEASURING <wall ms>}, then MEASURE_S more seconds of load at RATE.</li>
      * </ol>
      *
