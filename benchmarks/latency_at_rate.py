@@ -46,6 +46,7 @@ def main(argv=None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     stamp = datetime.now(timezone.utc)
+    variants = [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]
     runs = []
     with ks._local_kafka(ROOT).broker(os.path.join(work, "broker"), heap="1g", partitions=ks.PARTITIONS) as bootstrap:
         env = sustained.Env(
@@ -59,14 +60,14 @@ def main(argv=None) -> int:
             [],
         )
         for round_ in range(args.rounds):
-            for system, delay in [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]:
+            for system, delay in variants:
                 if delay is not None:
                     ks.WATERMARK_DELAY_MS = delay  # read by ks._start when the job starts
                 r = sustained.probe(env, system, "final_results", args.rate, latency_run=True)
                 r.pop("lag_series", None)
                 runs.append({"round": round_, "watermark_delay_ms": delay, **r})
     summary = {}
-    for system, delay in [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]:
+    for system, delay in variants:
         mine = [r for r in runs if r["system"] == system and r["watermark_delay_ms"] == delay]
         name = system if delay is None else f"{system} (watermark delay {delay} ms)"
         summary[name] = {

@@ -596,7 +596,6 @@ def test_the_measurement_begins_once_the_warm_up_has_run_and_the_lag_stopped_fal
     sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0)
     settler = Settler(
         Primer(str(driver_log), str(system_log), "kafka-streams", 1000, 300),
-        str(driver_log),
         1_000,
         sus,
         clock=lambda: clock[0],
@@ -606,22 +605,20 @@ def test_the_measurement_begins_once_the_warm_up_has_run_and_the_lag_stopped_fal
     settler(driver)
     assert driver.stdin.getvalue() == "go\n"
 
-    def at(seconds: float, backlog_left_at_end: int):
-        # The load at 1,000/s since the go; the system drains a backlog at 100 records/s until it reaches the lag
-        # it keeps, ``backlog_left_at_end``.
+    def at(seconds: float):
+        # The load at 1,000/s since the go; the system drains a backlog of 6,000 records at 100 records/s, then
+        # keeps up.
         clock[0], wall[0] = seconds, int(seconds * 1000)
         acks = "".join(f"ACKED {t} {1000 + t}\n" for t in range(0, wall[0] + 1, 100))
         driver_log.write_text("PRIMED 0\n" + acks)
-        done = "".join(
-            f"POSITION {t} {1000 + t - max(backlog_left_at_end, 6000 - t // 10)}\n" for t in range(0, wall[0] + 1, 100)
-        )
+        done = "".join(f"POSITION {t} {1000 + t - max(0, 6000 - t // 10)}\n" for t in range(0, wall[0] + 1, 100))
         system_log.write_text(done)
         settler(driver)
 
-    at(20, 0)  # settled, but before warmup_s
+    at(20)  # settled, but before warmup_s
     assert driver.stdin.getvalue() == "go\n"
-    at(40, 0)  # after warmup_s, the lag still falling (6,000 - 10/ms: it reaches 0 at 60 s)
+    at(40)  # after warmup_s, the lag still falling (6,000 - t/10 records at t ms: 0 at 60 s)
     assert driver.stdin.getvalue() == "go\n"
-    at(80, 0)  # flat since 60 s
-    at(81, 0)
+    at(80)  # flat since 60 s
+    at(81)
     assert driver.stdin.getvalue() == "go\nmeasure\n"

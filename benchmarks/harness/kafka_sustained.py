@@ -366,20 +366,19 @@ def lag_settled(
 
 class Settler:
     """Ends the warm-up: once the load has run ``warmup_s`` (counted from the ``go`` of ``primer``) and the lag has
-    settled (``lag_settled``), tells the driver to begin the measurement (a second line on its
-    standard input). The driver begins it by itself after ``warmup_max_s``. ``clock`` (seconds) and ``wall_ms``
-    are the time's sources, which a test replaces."""
+    settled (``lag_settled``, from the logs ``primer`` reads), tells the driver to begin the measurement (a second
+    line on its standard input). The driver begins it by itself after ``warmup_max_s``. ``clock`` (seconds) and
+    ``wall_ms`` are the time's sources, which a test replaces."""
 
     def __init__(
         self,
         primer: "Primer",
-        driver_log: str,
         rate: float,
         sus: Sustained,
         clock: Callable[[], float] = time.monotonic,
         wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ):
-        self.primer, self.driver_log, self.rate, self.sus = primer, driver_log, rate, sus
+        self.primer, self.rate, self.sus = primer, rate, sus
         self.clock, self.wall_ms = clock, wall_ms
         self.go: Optional[float] = None
         self.told = False
@@ -394,7 +393,7 @@ class Settler:
             return
         if self.go is None or self.clock() - self.go < self.sus.warmup_s:
             return
-        with open(self.driver_log, errors="replace") as fh:
+        with open(self.primer.driver_log, errors="replace") as fh:
             acked = acked_sends(fh.read())
         done = positions(self.primer.system_log, self.primer.system)
         if lag_settled(acked, done, self.wall_ms(), self.rate, self.sus):
@@ -439,7 +438,7 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
         _wait_started(process, system_log)
         # Built once the system has started, so that its timeout counts the priming alone.
         primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
-        settler = Settler(primer, os.path.join(run_dir, "driver.log"), rate, sus)
+        settler = Settler(primer, rate, sus)
         stdout, returncode = ks._drive(
             driver
             + [
