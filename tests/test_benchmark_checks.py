@@ -349,6 +349,28 @@ def test_streamed_reference_counts_and_closes_windows_per_partition():
     assert ref[(2, 10)] == (1, None) and ref[(0, 10)] == (1, None) and ref[(1, 10)] == (1, None)
 
 
+def test_streamed_reference_agrees_with_counting_record_by_record():
+    """On random records over several windows, keys and both partitions: the counts and closing sends of a plain
+    loop that walks each partition's records in order."""
+    import random
+
+    rnd = random.Random(5)
+    records = [(rnd.randrange(7), rnd.randrange(20, 400), i) for i in range(2_000)]
+    keys, ts, sent = zip(*records)
+    expected = {}
+    for p in range(2):
+        part = [r for r in records if r[0] % 2 == p]
+        for key, t, _ in part:
+            start = t - t % 10
+            expected[(key, start)] = (expected.get((key, start), (0, None))[0] + 1, None)
+        for (key, start), (n, _) in list(expected.items()):
+            if key % 2 == p:
+                # Stream time is the partition's largest timestamp so far: the first record at or past end + grace
+                # is the one that moves it there.
+                expected[(key, start)] = (n, next((s for _, t, s in part if t >= start + 12), None))
+    assert checks.windowed_counts_reference(keys, ts, sent, 2, 10, 2) == expected
+
+
 def test_streamed_final_results_check_fails_a_wrong_duplicated_missing_or_invented_result():
     ref = _streamed()
     right = [(0, 0, 2), (1, 0, 2)]
@@ -622,3 +644,63 @@ def test_the_measurement_begins_once_the_warm_up_has_run_and_the_lag_stopped_fal
     at(80)  # flat since 60 s
     at(81)
     assert driver.stdin.getvalue() == "go\nmeasure\n"
+
+
+def test_a_probe_is_stopped_once_its_lag_has_exceeded_the_bound_the_verdict_judges(tmp_path):
+    """With ``stop_early``, a lag over ``max_lag_seconds`` of input on the measurement's grid stops the driver once
+    (a third line); the verdict over the shortened measurement fails on that lag, not on its brevity; a latency
+    run (no ``stop_early``) and a lag under the bound are never stopped; a driver that began measuring by itself is
+    told both lines, which it reads in order."""
+    import io
+    import types
+
+    from harness.config import Sustained
+    from harness.kafka_sustained import Primer, Settler, lag_exceeded, lag_verdict
+
+    sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0, max_lag_seconds=5.0)
+    rate = 1_000
+    acked = [(t, t) for t in range(0, 200_001, 100)]  # 1,000 records/s
+    behind = [(t, max(0, t - 6_000)) for t in range(0, 200_001, 100)]  # 6 s of input behind
+    keeping_up = [(t, max(0, t - 300)) for t in range(0, 200_001, 300)]  # micro-batches of 300 ms
+    assert lag_exceeded(acked, behind, 100_000, 110_000, rate, sus) == 100_000
+    assert lag_exceeded(acked, keeping_up, 100_000, 160_000, rate, sus) is None
+    assert lag_exceeded(acked, behind, 100_000, 99_000, rate, sus) is None  # nothing measured yet
+    short = lag_verdict(acked, behind, 100_000, 101_000, rate, sus)
+    assert not short["sustained"]
+    assert len(short["not_sustained_because"]) == 1 and "lag reached" in short["not_sustained_because"][0]
+
+    def run(stop_early: bool, lag_from_40_s: int, lag_before: int = 0, settle_lag_s: float = 1.0) -> str:
+        sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0, max_lag_seconds=5.0, settle_lag_s=settle_lag_s)
+        driver_log, system_log = tmp_path / "driver.log", tmp_path / "kafka-streams.log"
+        driver_log.write_text("PRIMED 0\n")
+        system_log.write_text("POSITION 0 1000\n")
+        clock, wall = [0.0], [0]
+        settler = Settler(
+            Primer(str(driver_log), str(system_log), "kafka-streams", 1000, 300),
+            rate,
+            sus,
+            stop_early=stop_early,
+            clock=lambda: clock[0],
+            wall_ms=lambda: wall[0],
+        )
+        driver = types.SimpleNamespace(stdin=io.StringIO())
+        settler(driver)
+        for seconds in range(31, 60):
+            clock[0], wall[0] = float(seconds), seconds * 1000
+            acks = "".join(f"ACKED {t} {1000 + t}\n" for t in range(0, wall[0] + 1, 100))
+            # Kafka Streams stays lag_before records behind until 40 s, then lag_from_40_s.
+            lag = [lag_before if t < 40_000 else lag_from_40_s for t in range(0, wall[0] + 1, 100)]
+            done = "".join(f"POSITION {t} {1000 + t - d}\n" for t, d in zip(range(0, wall[0] + 1, 100), lag))
+            # The driver measures from the harness's line, or by itself from 40 s (its warmup_max_s, here).
+            measuring = "MEASURING 40000\n" if seconds >= 40 else ""
+            driver_log.write_text("PRIMED 0\n" + acks + measuring)
+            system_log.write_text(done)
+            settler(driver)
+        return driver.stdin.getvalue()
+
+    assert run(True, 10_000) == "go\nmeasure\nstop\n"
+    assert run(False, 10_000) == "go\nmeasure\n"  # a latency run measures its whole minute
+    assert run(True, 4_000) == "go\nmeasure\n"  # under the bound: never stopped
+    # A lag of 0.8 s of input never settles under 0.5 s: the driver began measuring by itself.
+    assert run(True, 10_000, lag_before=800, settle_lag_s=0.5) == "go\nmeasure\nstop\n"
+    assert run(True, 4_000, lag_before=800, settle_lag_s=0.5) == "go\n"

@@ -414,8 +414,15 @@ def windowed_counts_reference(
         windows = np.unique(pstart)
         first = np.searchsorted(stream_time, windows + window_ms + grace_ms, side="left")
         closed_at = {int(w): (int(psent[i]) if i < len(psent) else None) for w, i in zip(windows, first)}
-        pairs, counts = np.unique(np.stack([pk, pstart]), axis=1, return_counts=True)
-        for (key, start), n in zip(pairs.T.tolist(), counts.tolist()):
+        if not len(windows):
+            continue
+        # (key, window) as one integer: a one-dimensional unique, many times faster than one over pairs of columns
+        # on the tens of millions of records a probe of benchmark 11 sends.
+        spans = int((windows[-1] - windows[0]) // window_ms) + 1
+        pairs, counts = np.unique(pk * spans + (pstart - windows[0]) // window_ms, return_counts=True)
+        for pair, n in zip(pairs.tolist(), counts.tolist()):
+            key, span = divmod(pair, spans)
+            start = int(windows[0]) + span * window_ms
             out[(key, start)] = (n, closed_at[start])
     return out
 

@@ -16,12 +16,13 @@ consumes for a while without load. The priming records are input like any other:
 them. Lag = records in the input topic (the driver's acknowledged sends) - records the system has processed (Kafka
 Streams: a count at its source node; Spark: the input rows of the micro-batches that have ended), on a 1-second grid
 over the measurement. A rate is sustained if the lag's regression slope stays under 1% of the rate, the lag under 5
-s of input, and the driver got at least 95% of the rate into the topic. The search doubles from the start rate until
-a rate is not sustained, then bisects. Final-result latency: per window and key, the wall time its result was
-consumed minus the time the record that closed the window on the key's partition was sent (Kafka's stream time is
-per partition; ``checks.windowed_counts_reference``), over the windows closed during the measurement, at shares of
-the lower system's sustained rate; Spark with each trigger of the settings at the middle load, then the one with the
-lowest p50 at the others.
+s of input, and the driver got at least 95% of the rate into the topic; a throughput probe whose lag has exceeded
+that bound is stopped there (``lag_exceeded``), since the rest of its minute cannot save it. The search doubles from
+the start rate until a rate is not sustained, then bisects. Final-result latency: per window and key, the wall
+time its result was consumed minus the time the record that closed the window on the key's partition was sent
+(Kafka's stream time is per partition; ``checks.windowed_counts_reference``), over the windows closed during the
+measurement, at shares of the lower system's sustained rate; Spark with each trigger of the settings at the middle
+load, then the one with the lowest p50 at the others.
 
 Check (fails the run), on every probe: every final result equals the count computed from what was produced, none
 comes twice, and at a sustained rate every window closed during warm-up and measurement has come. Rate limiting:
@@ -154,7 +155,8 @@ def lag_verdict(
         reasons.append(f"lag grew {slope:,.0f} records/s (limit {sus.max_lag_slope * rate:,.0f})")
     if lag.max() > sus.max_lag_seconds * rate:
         reasons.append(f"lag reached {lag.max():,} records (limit {sus.max_lag_seconds * rate:,.0f})")
-    if offered < sus.min_offered_share * rate:
+    # A measurement stopped early (``lag_exceeded``) can be a second or two long: too short to judge the driver.
+    if seconds[-1] >= MIN_OFFERED_WINDOW_S and offered < sus.min_offered_share * rate:
         reasons.append(f"the driver got only {offered:,.0f} records/s into the topic")
     return {
         "offered_records_per_s": round(float(offered), 1),
@@ -166,6 +168,31 @@ def lag_verdict(
         "sustained": not reasons,
         "not_sustained_because": reasons,
     }
+
+
+# The shortest measurement over which the rate the driver got into the topic is judged.
+MIN_OFFERED_WINDOW_S = 10
+# How far behind the wall clock the logs are read for ``lag_exceeded``: a micro-batch's progress line, and the
+# driver's acknowledged sends, reach their logs a little after the time they describe.
+LOG_DELAY_MS = 2_000
+
+
+def lag_exceeded(
+    acked: Sequence[Tuple[int, int]],
+    processed: Sequence[Tuple[int, int]],
+    measure_from: int,
+    until: int,
+    rate: float,
+    sus: Sustained,
+) -> Optional[int]:
+    """The first time (wall ms) on the measurement's 1-second grid from ``measure_from`` up to ``until`` at which
+    the lag exceeded ``max_lag_seconds`` of input, or None. It is the grid and the bound of ``lag_verdict``, so a
+    probe stopped there is one the whole minute would have failed too."""
+    if until < measure_from:
+        return None
+    grid = np.arange(measure_from, until + 1, 1000, dtype=np.int64)
+    over = np.nonzero(_step(acked, grid) - _step(processed, grid) > sus.max_lag_seconds * rate)[0]
+    return int(grid[over[0]]) if len(over) else None
 
 
 def latency(
@@ -367,24 +394,29 @@ def lag_settled(
 class Settler:
     """Ends the warm-up: once the load has run ``warmup_s`` (counted from the ``go`` of ``primer``) and the lag has
     settled (``lag_settled``, from the logs ``primer`` reads), tells the driver to begin the measurement (a second
-    line on its standard input). The driver begins it by itself after ``warmup_max_s``. ``clock`` (seconds) and
-    ``wall_ms`` are the time's sources, which a test replaces."""
+    line on its standard input). The driver begins it by itself after ``warmup_max_s``. With ``stop_early``, once
+    the measurement has begun (the driver's ``MEASURING`` line), it tells the driver to stop (a third line) as soon
+    as the lag has exceeded its bound (``lag_exceeded``): the rate has failed, and the rest of the minute, the
+    drain and the checks over them would only cost time. ``clock`` (seconds) and ``wall_ms`` are the time's
+    sources, which a test replaces."""
 
     def __init__(
         self,
         primer: "Primer",
         rate: float,
         sus: Sustained,
+        stop_early: bool = False,
         clock: Callable[[], float] = time.monotonic,
         wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
     ):
-        self.primer, self.rate, self.sus = primer, rate, sus
+        self.primer, self.rate, self.sus, self.stop_early = primer, rate, sus, stop_early
         self.clock, self.wall_ms = clock, wall_ms
         self.go: Optional[float] = None
         self.told = False
+        self.stopped = False
 
     def __call__(self, driver: subprocess.Popen) -> None:
-        if self.told:
+        if self.stopped or (self.told and not self.stop_early):
             return
         if self.primer.primed_s is None:
             self.primer(driver)
@@ -394,12 +426,25 @@ class Settler:
         if self.go is None or self.clock() - self.go < self.sus.warmup_s:
             return
         with open(self.primer.driver_log, errors="replace") as fh:
-            acked = acked_sends(fh.read())
+            text = fh.read()
+        acked = acked_sends(text)
         done = positions(self.primer.system_log, self.primer.system)
-        if lag_settled(acked, done, self.wall_ms(), self.rate, self.sus):
-            driver.stdin.write("measure\n")
-            driver.stdin.flush()
+        if not self.told and lag_settled(acked, done, self.wall_ms(), self.rate, self.sus):
+            self._say(driver, "measure")
             self.told = True
+            return
+        measuring = next((int(s.split()[1]) for s in text.splitlines() if s.startswith("MEASURING ")), None)
+        if self.stop_early and measuring is not None:
+            until = self.wall_ms() - LOG_DELAY_MS
+            if lag_exceeded(acked, done, measuring, until, self.rate, self.sus) is not None:
+                # The driver reads its lines in order: one that began measuring by itself still takes the second.
+                self._say(driver, "stop" if self.told else "measure\nstop")
+                self.told = self.stopped = True
+
+    @staticmethod
+    def _say(driver: subprocess.Popen, lines: str) -> None:
+        driver.stdin.write(lines + "\n")
+        driver.stdin.flush()
 
 
 def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", latency_run: bool = False):
@@ -438,7 +483,8 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
         _wait_started(process, system_log)
         # Built once the system has started, so that its timeout counts the priming alone.
         primer = Primer(os.path.join(run_dir, "driver.log"), system_log, system, sus.prime_records, sus.prime_timeout_s)
-        settler = Settler(primer, rate, sus)
+        # A latency run measures its whole minute; a throughput probe ends once its rate has failed.
+        settler = Settler(primer, rate, sus, stop_early=not latency_run)
         stdout, returncode = ks._drive(
             driver
             + [
@@ -475,9 +521,14 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     # the warm-up.
     measure_from = driven["measure_ms"]
     measure_to = measure_from + sus.measure_s * 1000
+    stopped = driven.get("stopped_ms", -1)
+    if stopped >= 0:
+        measure_to = min(measure_to, stopped)
     out: Dict[str, Any] = {"system": system, "job": job, "rate": rate, "trigger": trigger}
     out["primed_s"] = primer.primed_s
     out["warmed_s"] = round((measure_from - load) / 1000, 1)
+    # Seconds into the measurement at which the lag had exceeded its bound and the probe was stopped, or None.
+    out["stopped_s"] = round((stopped - measure_from) / 1000, 1) if stopped >= 0 else None
     out.update(lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus))
     produced = np.fromfile(produced_path, dtype=PRODUCED)
     results = np.fromfile(results_path, dtype=RESULTS)
@@ -515,6 +566,7 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     log(
         f"{system} {job} at {rate:,}/s (trigger {trigger}): "
         + ("sustained" if out["sustained"] else "not sustained: " + "; ".join(out["not_sustained_because"]))
+        + (f" (stopped {out['stopped_s']} s into the measurement)" if out["stopped_s"] is not None else "")
         + f"; lag max {out['lag_max']:,}, slope {out['lag_slope_per_s']:,}/s"
         + (f"; latency p50 {lat['p50_ms']} ms p99 {lat['p99_ms']} ms" if lat.get("windows") else "")
         + f"; check {'ok' if out['check']['ok'] else 'FAILED'}"

@@ -180,7 +180,9 @@ public final class KafkaDriver {
      * less than the grace, so no record is late), value = the record's sequence number as a decimal string.
      * Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
      *
-     * <p>In three phases; the second and the third begin on a line from the harness on its standard input:
+     * <p>In three phases; the second and the third begin on a line from the harness on its standard input, and a
+     * third line ends the measurement early (the harness has seen the rate fail: the load stops, and so does the
+     * consuming, without DRAIN_S):
      * <ol>
      *   <li>PRIME records sent at once (the same keys, timestamps and values as the load's), then
      *       {@code PRIMED <wall ms>}; the harness answers once the system has processed them, so that a system's
@@ -199,7 +201,8 @@ public final class KafkaDriver {
      * results, and seq, -1 for {@code key -> seq} results. Prints {@code ACKED <wall ms> <records>} every 100 ms
      * (records the broker has acknowledged: the input's end offsets summed) and, at the end, one line
      * {@code RESULT {...}} with the start time (ms), when the load and the measurement began ({@code load_ms},
-     * {@code measure_ms}, ms after the start) and the counts.
+     * {@code measure_ms}, ms after the start), when it was stopped early ({@code stopped_ms}, -1 if not) and the
+     * counts.
      */
     static void paced(String bootstrap, String in, String out, int partitions, long rate, int keys, int disorderMs,
                       int prime, long rampS, long warmupMaxS, long measureS, long drainS, String producedPath,
@@ -209,7 +212,7 @@ public final class KafkaDriver {
         Properties p = producer(bootstrap, StringSerializer.class);
 
         AtomicLong acked = new AtomicLong(), sent = new AtomicLong();
-        AtomicLong loadStart = new AtomicLong(-1), measureStart = new AtomicLong(-1);
+        AtomicLong loadStart = new AtomicLong(-1), measureStart = new AtomicLong(-1), stopped = new AtomicLong(-1);
         AtomicBoolean producing = new AtomicBoolean(true);
         long results = 0, start;
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c);
@@ -222,7 +225,7 @@ public final class KafkaDriver {
             Thread producer = new Thread(() -> {
                 try {
                     produceAtRate(p, in, partitions, rate, keys, disorderMs, t0, producedPath, sent, acked, prime,
-                        rampS * 1000, warmupMaxS * 1000, measureS * 1000, loadStart, measureStart);
+                        rampS * 1000, warmupMaxS * 1000, measureS * 1000, loadStart, measureStart, stopped);
                 } catch (IOException e) {
                     throw new RuntimeException(e);
                 } finally {
@@ -237,7 +240,9 @@ public final class KafkaDriver {
                     System.out.println("ACKED " + now + " " + acked.get());
                     nextReport = now + 100;
                 }
-                if (!producing.get() && drainUntil == Long.MAX_VALUE) drainUntil = now + drainS * 1000;
+                if (!producing.get() && drainUntil == Long.MAX_VALUE) {
+                    drainUntil = stopped.get() >= 0 ? now : now + drainS * 1000;
+                }
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
                     int consumed = (int) (System.currentTimeMillis() - start);
                     String k = r.key();
@@ -257,14 +262,15 @@ public final class KafkaDriver {
             producer.join();
         }
         System.out.println("RESULT {\"start_ms\": " + start + ", \"load_ms\": " + (loadStart.get() - start)
-            + ", \"measure_ms\": " + (measureStart.get() - start) + ", \"sent\": " + sent.get() + ", \"acked\": "
+            + ", \"measure_ms\": " + (measureStart.get() - start) + ", \"stopped_ms\": "
+            + (stopped.get() < 0 ? -1 : stopped.get() - start) + ", \"sent\": " + sent.get() + ", \"acked\": "
             + acked.get() + ", \"results\": " + results + "}");
     }
 
     static void produceAtRate(Properties p, String topic, int partitions, long rate, int keys, int disorderMs,
                               long start, String producedPath, AtomicLong sent, AtomicLong acked, int prime,
                               long rampMs, long warmupMaxMs, long measureMs, AtomicLong loadStart,
-                              AtomicLong measureStart) throws IOException {
+                              AtomicLong measureStart, AtomicLong stopped) throws IOException {
         SplittableRandom random = new SplittableRandom(42);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p);
              DataOutputStream log = new DataOutputStream(new BufferedOutputStream(
@@ -289,6 +295,7 @@ public final class KafkaDriver {
             Thread settled = new Thread(() -> {
                 try {
                     if (harness.readLine() != null) measureStart.compareAndSet(-1, System.currentTimeMillis());
+                    if (harness.readLine() != null) stopped.compareAndSet(-1, System.currentTimeMillis());
                 } catch (IOException e) {
                     // The warm-up then lasts its longest.
                 }
@@ -304,7 +311,7 @@ public final class KafkaDriver {
                     System.out.println("MEASURING " + measuring);
                     announced = true;
                 }
-                if (measuring >= 0 && now - measuring >= measureMs) break;
+                if ((measuring >= 0 && now - measuring >= measureMs) || stopped.get() >= 0) break;
                 long due = prime + dueByLoad(rate, rampMs, elapsed);
                 while (seq < due) {
                     sendOne(producer, log, random, names, topic, partitions, disorderMs, start, seq++, acked);
