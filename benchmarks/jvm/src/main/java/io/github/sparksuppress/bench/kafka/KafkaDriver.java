@@ -48,8 +48,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * (the flush records' windows, which never close). Once everything is produced, it sends the flush records
  * again every half second: Kafka Streams looks for closed windows at most once a second of wall time, when a
  * record arrives, so without a later record the windows the flush closed would wait forever (the repeats do
- * not move stream time; both systems count them in the flush records' own windows, which are left out). It writes the results it read to ROWS and prints one line
- * {@code RESULT {...}} with the first-produced, last-produced and last-consumed wall times (ms).
+ * not move stream time; both systems count them in the flush records' own windows, which are left out). It writes
+ * the results it read to ROWS and prints one line {@code RESULT {...}} with the first-produced, last-produced and
+ * last-consumed wall times (ms).
  */
 public final class KafkaDriver {
     public static void main(String[] args) throws Exception {
