@@ -135,6 +135,15 @@ def _step(samples: Sequence[Tuple[int, int]], at: np.ndarray) -> np.ndarray:
     return np.where(i >= 0, values[np.maximum(i, 0)], 0)
 
 
+def _lag_grid(
+    acked: Sequence[Tuple[int, int]], processed: Sequence[Tuple[int, int]], t_from: int, t_to: int
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The measurement's 1-second grid over [t_from, t_to] (wall ms), with the records in the topic and the records
+    processed at each point: the lag ``lag_verdict`` judges and ``lag_exceeded`` watches."""
+    grid = np.arange(t_from, t_to + 1, 1000, dtype=np.int64)
+    return grid, _step(acked, grid), _step(processed, grid)
+
+
 def lag_verdict(
     acked: Sequence[Tuple[int, int]],
     processed: Sequence[Tuple[int, int]],
@@ -144,8 +153,7 @@ def lag_verdict(
     sus: Sustained,
 ) -> Dict[str, Any]:
     """Lag on a 1-second grid over [t_from, t_to] (wall ms) and whether it stayed bounded at this rate."""
-    grid = np.arange(t_from, t_to + 1, 1000, dtype=np.int64)
-    in_topic, done = _step(acked, grid), _step(processed, grid)
+    grid, in_topic, done = _lag_grid(acked, processed, t_from, t_to)
     lag = in_topic - done
     seconds = (grid - grid[0]) / 1000
     slope = float(np.polyfit(seconds, lag, 1)[0]) if len(grid) > 1 else 0.0
@@ -190,8 +198,8 @@ def lag_exceeded(
     probe stopped there is one the whole minute would have failed too."""
     if until < measure_from:
         return None
-    grid = np.arange(measure_from, until + 1, 1000, dtype=np.int64)
-    over = np.nonzero(_step(acked, grid) - _step(processed, grid) > sus.max_lag_seconds * rate)[0]
+    grid, in_topic, done = _lag_grid(acked, processed, measure_from, until)
+    over = np.nonzero(in_topic - done > sus.max_lag_seconds * rate)[0]
     return int(grid[over[0]]) if len(over) else None
 
 
