@@ -655,7 +655,7 @@ def test_a_probe_is_stopped_once_its_lag_has_exceeded_the_bound_the_verdict_judg
     import types
 
     from harness.config import Sustained
-    from harness.kafka_sustained import Primer, Settler, lag_exceeded, lag_verdict
+    from harness.kafka_sustained import Primer, Settler, lag_exceeded, lag_verdict, stopped_verdict
 
     sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0, max_lag_seconds=5.0)
     rate = 1_000
@@ -668,6 +668,12 @@ def test_a_probe_is_stopped_once_its_lag_has_exceeded_the_bound_the_verdict_judg
     short = lag_verdict(acked, behind, 100_000, 101_000, rate, sus)
     assert not short["sustained"]
     assert len(short["not_sustained_because"]) == 1 and "lag reached" in short["not_sustained_because"][0]
+    # Stopped on a lag that the logs, read again afterwards, no longer show: still not sustained.
+    steady = [(t, max(0, t - 300)) for t in range(0, 200_001, 100)]  # 0.3 s of input behind, flat
+    passing = lag_verdict(acked, steady, 100_000, 101_000, rate, sus)
+    assert passing["sustained"] and stopped_verdict(passing, False, rate, sus)["sustained"]
+    assert stopped_verdict(short, True, rate, sus) == short
+    assert not stopped_verdict(passing, True, rate, sus)["sustained"]
 
     def run(stop_early: bool, lag_from_40_s: int, lag_before: int = 0, settle_lag_s: float = 1.0) -> str:
         sus = Sustained(warmup_s=30, settle_s=15, ramp_s=0, max_lag_seconds=5.0, settle_lag_s=settle_lag_s)

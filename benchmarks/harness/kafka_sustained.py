@@ -203,6 +203,19 @@ def lag_exceeded(
     return int(grid[over[0]]) if len(over) else None
 
 
+def stopped_verdict(verdict: Dict[str, Any], stopped: bool, rate: float, sus: Sustained) -> Dict[str, Any]:
+    """``verdict`` for a probe that was stopped early (or not): never sustained. It was stopped on the logs as they
+    read then; a progress line that reached its log more than ``LOG_DELAY_MS`` late can make the lag at that point
+    smaller in the logs read afterwards, and the verdict over a measurement of a few seconds would then pass."""
+    if not stopped or not verdict["sustained"]:
+        return verdict
+    return dict(
+        verdict,
+        sustained=False,
+        not_sustained_because=[f"stopped: the lag exceeded {sus.max_lag_seconds * rate:,.0f} records as then read"],
+    )
+
+
 def latency(
     reference: Dict[Tuple[int, int], Tuple[int, Optional[int]]],
     results: np.ndarray,
@@ -537,7 +550,8 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     out["warmed_s"] = round((measure_from - load) / 1000, 1)
     # Seconds into the measurement at which the lag had exceeded its bound and the probe was stopped, or None.
     out["stopped_s"] = round((stopped - measure_from) / 1000, 1) if stopped >= 0 else None
-    out.update(lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus))
+    verdict = lag_verdict(acked, positions(system_log, system), start + measure_from, start + measure_to, rate, sus)
+    out.update(stopped_verdict(verdict, stopped >= 0, rate, sus))
     produced = np.fromfile(produced_path, dtype=PRODUCED)
     results = np.fromfile(results_path, dtype=RESULTS)
     # At a rate the system does not keep up with, results may still be on their way when the driver stops.
