@@ -181,9 +181,9 @@ public final class KafkaDriver {
      * less than the grace, so no record is late), value = the record's sequence number as a decimal string.
      * Meanwhile it consumes OUT, and for DRAIN_S seconds more once the load has ended.
      *
-     * <p>In three phases; the second and the third begin on a line from the harness on its standard input, and a
-     * third line ends the measurement early (the harness has seen the rate fail: the load stops, and so does the
-     * consuming, without DRAIN_S):
+     * <p>In three phases; the second begins on the harness's first line on standard input, the third on its second
+     * line, and a third line ends the measurement early (the harness has seen the rate fail: the load stops, and so
+     * does the consuming, without DRAIN_S):
      * <ol>
      *   <li>PRIME records sent at once (the same keys, timestamps and values as the load's), then
      *       {@code PRIMED <wall ms>}; the harness answers once the system has processed them, so that a system's
