@@ -182,6 +182,11 @@ def main(argv=None) -> int:
             fh.write("\n")
         os.replace(to + ".tmp", to)
 
+    def so_far(name: str, measured: dict) -> None:
+        # Kept apart from "benchmarks", which holds finished benchmarks only: report.py never tables a part of one.
+        results.setdefault("unfinished", {})[name] = measured
+        save(progress, False)
+
     def record(name, fn):
         nonlocal failed
         load_before = machine.load_average()
@@ -194,6 +199,9 @@ def main(argv=None) -> int:
             failed = True
             save(progress, False)
             return
+        (results.get("unfinished") or {}).pop(name, None)
+        if results.get("unfinished") == {}:
+            del results["unfinished"]
         result["elapsed_seconds"] = round(time.time() - t0, 1)
         result["load_average"] = {"before": load_before, "after": machine.load_average()}
         results["benchmarks"][name] = result
@@ -225,7 +233,14 @@ def main(argv=None) -> int:
         from harness import kafka_sustained
         from harness.context import Context
 
-        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir)
+        ctx = Context(
+            spark=None,
+            settings=settings,
+            work_dir=scratch,
+            data_dir=data_dir,
+            results_dir=args.results_dir,
+            progress=so_far,
+        )
         record("kafka_sustained", lambda: kafka_sustained.run(ctx, ROOT))
         ks = results["benchmarks"].get("kafka_sustained")
         if ks:

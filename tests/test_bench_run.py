@@ -85,3 +85,34 @@ def test_a_full_run_that_ends_leaves_its_full_file_and_no_partial_one(fakes, tmp
     assert saved["finished"] is True
     assert list(saved["benchmarks"]) == [b for b in run.ALL if b not in run.OPT_IN]
     assert Session.stopped
+
+
+def test_a_long_benchmark_cut_short_keeps_its_finished_parts_apart_from_the_finished_benchmarks(fakes, tmp_path):
+    from harness import kafka_sustained
+
+    def cut_short(ctx, root):
+        ctx.progress("kafka_sustained", {"probes": [{"rate": 50_000, "sustained": True}]})
+        ctx.progress("kafka_sustained", {"probes": [{"rate": 50_000, "sustained": True}, {"rate": 100_000}]})
+        raise Killed()
+
+    fakes.setattr(kafka_sustained, "run", cut_short)
+    args = ["--results-dir", str(tmp_path), "--work-dir", str(tmp_path / "w"), "--no-plots"]
+    with pytest.raises(Killed):
+        run.main(["--only", "buffer_core,kafka_sustained"] + args)
+    (path,) = tmp_path.glob("*.json")
+    with open(path) as fh:
+        saved = json.load(fh)
+    assert saved["finished"] is False and list(saved["benchmarks"]) == ["buffer_core"]  # report.py tables these
+    assert [p["rate"] for p in saved["unfinished"]["kafka_sustained"]["probes"]] == [50_000, 100_000]
+
+    def ends(ctx, root):
+        ctx.progress("kafka_sustained", {"probes": [{"rate": 50_000}]})
+        return {"title": "sustained", "versions": {"kafka-streams": "4.2.0"}}
+
+    fakes.setattr(kafka_sustained, "run", ends)
+    path.unlink()
+    assert run.main(["--only", "kafka_sustained"] + args) == 0
+    (path,) = tmp_path.glob("*.json")
+    with open(path) as fh:
+        saved = json.load(fh)
+    assert "unfinished" not in saved and saved["benchmarks"]["kafka_sustained"]["title"] == "sustained"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .config import Settings
 
@@ -18,6 +18,9 @@ class Context:
     results_dir: str
     shared: Dict[str, Any] = field(default_factory=dict)  # measurements benchmarks may reuse
     event_log: Optional[Any] = None  # profile.EventLog of the session, when it writes one: runs' breakdowns
+    # (benchmark, what it has measured so far): run.py saves it in the results file, so that a long benchmark cut
+    # short (benchmark 11 takes hours) keeps its finished parts. Not called by benchmarks of a few minutes.
+    progress: Callable[[str, Dict[str, Any]], None] = lambda name, so_far: None
 
     def scratch(self, *parts: str) -> str:
         return os.path.join(self.work_dir, *parts)

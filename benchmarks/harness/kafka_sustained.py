@@ -48,7 +48,7 @@ import os
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -62,6 +62,7 @@ from .context import Context
 from .measure import log, target
 
 NAME = "kafka_sustained"
+TITLE = "Kafka under sustained load: Kafka Streams vs spark-suppress"
 PARTITIONS = ks.PARTITIONS
 SYSTEMS = ["kafka-streams", "spark-suppress"]
 JOBS = ["final_results", "rate_limit"]
@@ -82,6 +83,8 @@ class Env:
     window_ms: int
     prefix: List[str]  # taskset for the system under test, or nothing
     probes: int = 0
+    done: List[Dict[str, Any]] = field(default_factory=list)  # every probe finished, in order
+    on_probe: Callable[[List[Dict[str, Any]]], None] = lambda done: None  # told after each probe
 
 
 def _pin() -> Tuple[List[str], Dict[str, Any], Optional[set]]:
@@ -595,6 +598,8 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
     )
     if out["check"]["ok"] and not os.environ.get("BENCH_KEEP_RUNS"):  # a failed probe's files stay for a look
         shutil.rmtree(run_dir, ignore_errors=True)
+    env.done.append(dict(out, latency_run=latency_run))
+    env.on_probe(env.done)
     return out
 
 
@@ -651,6 +656,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
     try:
         with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
             env = Env(root, cp, jars, bootstrap, work, sus, ctx.settings.window_ms, prefix)
+            env.on_probe = lambda done: ctx.progress(NAME, {"title": TITLE, "probes": done})
             sustained: Dict[Tuple[str, str], int] = {}
             for job in JOBS:
                 for system in SYSTEMS:
@@ -725,7 +731,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
             target("final-result latency p99 at 50% load", half[0]["latency"]["p99_ms"] / 1000, "<=", 1.0, "s")
         )
     return {
-        "title": "Kafka under sustained load: Kafka Streams vs spark-suppress",
+        "title": TITLE,
         "params": {
             "partitions": PARTITIONS,
             "stream_threads": PARTITIONS,
