@@ -170,6 +170,36 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
     } finally q.stop()
   }
 
+  test(
+    "a batch's watermark is the largest of the last and the previous batch's largest event time less the delay; a " +
+      "restart resumes from the one the last committed batch computed (EarlyClose)"
+  ) {
+    spark.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "false") // one batch per addData
+    try {
+      val input = MemoryStream[Ev](Encoders.product[Ev], spark.sqlContext)
+      val counts = input.toDF().withWatermark("ts", "2 seconds").groupBy(col("key")).count()
+      val checkpoint = tempDir("probe-watermark")
+      def start() = counts.writeStream.outputMode("update").option("checkpointLocation", checkpoint)
+        .foreachBatch((b: DataFrame, _: Long) => { b.collect(); () }).start()
+      def step(q: StreamingQuery, seconds: Int*): String = {
+        input.addData(seconds.map(s => Ev("k", new Timestamp(s * 1000L))))
+        q.processAllAvailable()
+        q.lastProgress.eventTime.get("watermark")
+      }
+      val first = start()
+      try {
+        assert(step(first, 10, 4) === "1970-01-01T00:00:00.000Z")
+        assert(step(first, 1) === "1970-01-01T00:00:08.000Z", "10 s less the 2 s delay")
+        assert(step(first, 7) === "1970-01-01T00:00:08.000Z", "never lower: 1 s less the delay")
+        assert(step(first, 20) === "1970-01-01T00:00:08.000Z")
+      } finally first.stop()
+      val second = start()
+      // No batch was planned with 18 s before the stop (no-data batches are off): it comes from the commit log.
+      try assert(step(second, 0) === "1970-01-01T00:00:18.000Z", "20 s less the delay, from the batch before the stop")
+      finally second.stop()
+    } finally spark.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled")
+  }
+
   test("a Catalyst generator's terminate runs for every partition, an empty partition 0 included (ShardHeartbeats)") {
     // range(1, 2) over two partitions: partition 0 is empty, partition 1 holds the one row.
     val df = spark.range(1, 2, 1, 2).selectExpr("cast(id as int) as side", "cast(null as binary) as shard")

@@ -43,6 +43,7 @@ import io.github.sparksuppress.spark.join.{
 }
 import io.github.sparksuppress.spark.suppress.{SuppressRules, WindowBounds, WindowColumnNames}
 import io.github.sparksuppress.spark.window.{
+  EarlyClose,
   MapSideParams,
   TypedAggregateColumn,
   WindowAggregateMapSide,
@@ -634,7 +635,8 @@ object ChainPlan {
         inputs.inputsSchema,
         timeType == TimestampNTZType,
         df.sparkSession.conf.getOption(MapSideParams.CombineCheckConf).map(_.toInt)
-          .getOrElse(MapSideParams.DefaultCombineCheck)
+          .getOrElse(MapSideParams.DefaultCombineCheck),
+        EarlyClose.delayMs(df, InputColumns.index(df.schema, a.timestamp, "timestamp", op))
       ))
     val fingerprint = (definition.toString + "|" + inputs.aggregates.map(_.layout).mkString(",") + "|" +
       keySchema.fields.map(_.dataType.simpleString).mkString(",")).hashCode.toLong

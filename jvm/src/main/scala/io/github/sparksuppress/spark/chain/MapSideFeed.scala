@@ -13,13 +13,15 @@ import io.github.sparksuppress.spark.window.{
  * Feeds one key's rows to the aggregation node, as the map side left them, in arrival order: a record (with its
  * evaluated inputs) is processed at the stream time including it; where the map side combined, each input partition's
  * partials merge at the stream time before that partition's records; then the windows due at the stream time after
- * all of them close. The partition summaries (every record's lateness, the drops of records without a key or event
- * time) come in a group of their own and only count into the operator's metrics.
+ * all of them close, or, where [[io.github.sparksuppress.spark.window.EarlyClose]] applies, at the batch's horizon
+ * less the watermark delay. The partition summaries (every record's lateness, the drops of records without a key or
+ * event time) come in a group of their own and only count into the operator's metrics.
  */
 private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends Serializable {
   import ShuffleRows._
 
   private val rows = new ShuffleRows(spec.mapSide.get.keySchema.length)
+  private val closeDelay = spec.mapSide.get.closeDelayMs
   @transient private lazy val buffers: AggregateBuffers = spec.inputs.buffers
 
   /** True for the group of partition summaries. */
@@ -52,6 +54,7 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
     var after = before
     var partition = Long.MinValue
     var dropped = 0L
+    var horizon = Long.MinValue
     val record = new RowInputRecord // one per call: the node reads it before the next record
     record.offset = rows.Inputs
     var i = 0
@@ -60,6 +63,7 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
       val seq = row.getLong(rows.Arrival)
       if (seq != partition) { partition = seq; before = after }
       dropped += row.getLong(rows.KeyDropped)
+      horizon = math.max(horizon, row.getLong(rows.Horizon))
       after = math.max(after, row.getLong(rows.KeyMax))
       row.getInt(rows.Kind) match {
         case KeySummary =>
@@ -86,7 +90,12 @@ private[chain] final class MapSideFeed(spec: WindowedAggregateNodeSpec) extends 
       }
       i += 1
     }
-    chain.advance(after, sink)
+    // The next watermark is at least the horizon less the delay (EarlyClose): what it would close closes now.
+    val closing = closeDelay match {
+      case Some(delay) if horizon != Long.MinValue => math.max(after, horizon - delay)
+      case _ => after
+    }
+    chain.advance(closing, sink)
     if (metrics != null) metrics.count("dropped", dropped)
   }
 

@@ -20,6 +20,8 @@ import io.github.sparksuppress.core.WindowDefinition
  * @param combineCheck
  *   after this many records, an input partition whose keys are mostly distinct so far stops combining and passes its
  *   further records through
+ * @param closeDelayMs
+ *   the watermark delay, when windows may close at the batch's horizon ([[EarlyClose]]); None: at the watermark
  */
 private[sparksuppress] final case class MapSideParams(
     definition: WindowDefinition,
@@ -28,7 +30,8 @@ private[sparksuppress] final case class MapSideParams(
     keySchema: StructType,
     inputSchema: StructType,
     timestampNtz: Boolean,
-    combineCheck: Int
+    combineCheck: Int,
+    closeDelayMs: Option[Long]
 )
 
 private[sparksuppress] object MapSideParams {

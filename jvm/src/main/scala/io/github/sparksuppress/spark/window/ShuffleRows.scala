@@ -16,6 +16,10 @@ import org.apache.spark.sql.types._
  *     were dropped there;
  *   - [[ShuffleRows.PartitionSummary]]: per input partition: `blob` = lateness sketch and null-key and invalid-time
  *     drops.
+ *
+ * Every row also carries `horizon`: the largest event time its input partition had shown when the row left it (the
+ * partition's largest for rows that leave once it is read), which lets the state operator close windows in this
+ * micro-batch rather than the next ([[EarlyClose]]).
  */
 private[sparksuppress] class ShuffleRows(val keys: Int) extends Serializable {
   val Arrival: Int = keys
@@ -26,7 +30,8 @@ private[sparksuppress] class ShuffleRows(val keys: Int) extends Serializable {
   val Blob: Int = keys + 5
   val KeyMax: Int = keys + 6
   val KeyDropped: Int = keys + 7
-  val Inputs: Int = keys + 8
+  val Horizon: Int = keys + 8
+  val Inputs: Int = keys + 9
 }
 
 private[sparksuppress] object ShuffleRows {
@@ -45,7 +50,8 @@ private[sparksuppress] object ShuffleRows {
       StructField("__spark_suppress_n", LongType, nullable = false),
       StructField("__spark_suppress_blob", BinaryType, nullable = true),
       StructField("__spark_suppress_key_max", LongType, nullable = false),
-      StructField("__spark_suppress_key_dropped", LongType, nullable = false)
+      StructField("__spark_suppress_key_dropped", LongType, nullable = false),
+      StructField("__spark_suppress_horizon", LongType, nullable = false)
     ) ++
       inputSchema.fields.map(f => f.copy(name = "__spark_suppress_" + f.name, nullable = true))
   )
