@@ -1,15 +1,17 @@
 """Final-result latency at one offered rate, measured apart from benchmark 11's full run (which first searches each
 system's sustained rate for about two hours): Kafka Streams and spark-suppress in turn, each with the probe of
 benchmark 11 (``harness/kafka_sustained.py``: priming, the warm-up until the lag has settled, 60 s measured, the
-same checks), spark-suppress once per watermark delay given.
+same checks), spark-suppress once per watermark delay and early-close setting given.
 
-    .venv/bin/python benchmarks/latency_at_rate.py RATE [--rounds N] [--delays MS,MS,...]
+    .venv/bin/python benchmarks/latency_at_rate.py RATE [--rounds N] [--delays MS,MS,...] [--early-close on,off]
 
 RATE is the offered rate in records/s (benchmark 11 measures latency at 50% of the lower system's sustained rate
 for final results). ``--delays`` (default ``0``) are spark-suppress's watermark delays in ms: ``0,2000`` compares the
-delay benchmark 11 uses with the one it used until 2026-11-28. Writes ``benchmarks/results/<UTC time>-latency.json``
-with the machine, every run and, per system and delay, the medians of p50 and p99 over the rounds. Not part of
-``make bench``; a failed check fails the command.
+delay benchmark 11 uses with the one it used until 2026-11-28. ``--early-close`` (default ``on``): ``on,off`` runs
+spark-suppress also with windows closing at the watermark only (an internal switch, docs/emit.md, "Closing windows
+in the batch that closes them"), which is how it ran before that was built. Writes
+``benchmarks/results/<UTC time>-latency.json`` with the machine, every run and, per system, delay and setting, the
+medians of p50 and p99 over the rounds. Not part of ``make bench``; a failed check fails the command.
 """
 
 from __future__ import annotations
@@ -38,15 +40,19 @@ def main(argv=None) -> int:
     p.add_argument("rate", type=int)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--delays", default="0", help="spark-suppress's watermark delays, ms, comma-separated")
+    p.add_argument("--early-close", default="on", help="on, off or on,off: spark-suppress's early close of windows")
     p.add_argument("--results-dir", default=os.path.join(ROOT, "benchmarks", "results"))
     args = p.parse_args(argv)
     delays = [int(d) for d in args.delays.split(",")]
+    early = args.early_close.split(",")
+    if not early or any(e not in ("on", "off") for e in early):
+        p.error(f"--early-close {args.early_close!r}: give on, off or on,off")
     sus = FULL.kafka_sustained
     work = os.path.join(ROOT, "benchmarks", "work", "runs", "latency_at_rate")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     stamp = datetime.now(timezone.utc)
-    variants = [("kafka-streams", None)] + [("spark-suppress", d) for d in delays]
+    variants = [("kafka-streams", None, None)] + [("spark-suppress", d, e) for d in delays for e in early]
     runs = []
     with ks._local_kafka(ROOT).broker(os.path.join(work, "broker"), heap="1g", partitions=ks.PARTITIONS) as bootstrap:
         env = sustained.Env(
@@ -60,16 +66,21 @@ def main(argv=None) -> int:
             [],
         )
         for round_ in range(args.rounds):
-            for system, delay in variants:
-                if delay is not None:
-                    ks.WATERMARK_DELAY_MS = delay  # read by ks._start when the job starts
+            for system, delay, early_close in variants:
+                if delay is not None:  # both read by ks._start when the job starts
+                    ks.WATERMARK_DELAY_MS = delay
+                    ks.SPARK_CONF = {} if early_close == "on" else {"spark.sparksuppress.window.earlyClose": "false"}
                 r = sustained.probe(env, system, "final_results", args.rate, latency_run=True)
                 r.pop("lag_series", None)
-                runs.append({"round": round_, "watermark_delay_ms": delay, **r})
+                runs.append({"round": round_, "watermark_delay_ms": delay, "early_close": early_close, **r})
     summary = {}
-    for system, delay in variants:
-        mine = [r for r in runs if r["system"] == system and r["watermark_delay_ms"] == delay]
-        name = system if delay is None else f"{system} (watermark delay {delay} ms)"
+    for system, delay, early_close in variants:
+        mine = [
+            r
+            for r in runs
+            if r["system"] == system and r["watermark_delay_ms"] == delay and r["early_close"] == early_close
+        ]
+        name = system if delay is None else f"{system} (watermark delay {delay} ms, early close {early_close})"
         summary[name] = {
             "p50_ms_median": statistics.median(r["latency"]["p50_ms"] for r in mine),
             "p99_ms_median": statistics.median(r["latency"]["p99_ms"] for r in mine),

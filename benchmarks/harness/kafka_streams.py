@@ -38,6 +38,9 @@ GRACE_MS = 2_000
 # delay would add a lateness allowance on top (docs/emit.md, "Semantics") that Kafka Streams does not have, and
 # hold every final result back by as much. 0 is the setting the docs give for Kafka's timing.
 WATERMARK_DELAY_MS = 0
+# Spark settings for spark-suppress's runs beyond the usual ones: latency_at_rate.py's `--early-close off` sets the
+# internal switch that closes windows at the watermark only (docs/emit.md), to measure what closing them early gains.
+SPARK_CONF: Dict[str, str] = {}
 PARTITIONS = 2
 
 
@@ -123,7 +126,7 @@ def _start(
         ]
         env = dict(os.environ)
     else:
-        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC", **local_fs.conf()}
+        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC", **local_fs.conf(), **SPARK_CONF}
         if event_log:  # for _spark_breakdown
             os.makedirs(os.path.join(run_dir, "eventlog"))
             conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))
