@@ -16,8 +16,8 @@ import io.github.sparksuppress.spark.window.EarlyClose
 
 /**
  * A lone windowed aggregation closes windows in the micro-batch that read their closing record (EarlyClose): the same
- * rows as closing them at the watermark, one batch earlier, nothing closed twice across a restart, and the rule
- * off wherever a row could reach the aggregation without passing the query's one watermark node.
+ * rows as closing them at the watermark, one batch earlier, nothing closed twice across a restart, and the rule off
+ * wherever a row could reach the aggregation without passing the query's one watermark node.
  */
 class EarlyCloseSuite extends SparkSessionSuite {
 

@@ -5,16 +5,17 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Join, LogicalPlan, Project, Union}
 
 /**
- * Whether a lone windowed aggregation may close windows in the micro-batch that read their closing record, rather than
- * one batch later when Spark's watermark catches up (docs/emit.md, "Closing windows in the batch that closes them").
+ * Whether a lone windowed aggregation may close windows in the micro-batch that read their closing record, rather
+ * than one batch later when Spark's watermark catches up (docs/emit.md, "Closing windows in the batch that closes
+ * them").
  *
- * After a key's rows, its stream time moves to `horizon - delay`, the horizon being the largest event time of the input
- * partitions its rows came from ([[ShuffleRows]]). Spark's next watermark is `max(watermark, M - delay)`, `M` the
- * largest event time its watermark node saw in the batch, so the move closes only what the next batch would close
- * before reading any of its records. That holds when every row the aggregation reads passed the query's only watermark
- * node with the value it aggregates by: the aggregation's event-time column is that node's column, carried through
- * projections, filters and the stream side of joins, never through a union (whose other inputs bypass the node) or a
- * computed column. Otherwise, or with [[Conf]] set to false, windows close at the watermark as before.
+ * After a key's rows, its stream time moves to `horizon - delay`, the horizon being the largest event time of the
+ * input partitions its rows came from ([[ShuffleRows]]). Spark's next watermark is `max(watermark, M - delay)`, `M`
+ * the largest event time its watermark node saw in the batch, so the move closes only what the next batch would close
+ * before reading any of its records. That holds when every row the aggregation reads passed the query's only
+ * watermark node with the value it aggregates by: the aggregation's event-time column is that node's column, carried
+ * through projections, filters and the stream side of joins, never through a union (whose other inputs bypass the
+ * node) or a computed column. Otherwise, or with [[Conf]] set to false, windows close at the watermark as before.
  */
 private[sparksuppress] object EarlyClose {
 
