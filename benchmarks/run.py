@@ -219,11 +219,15 @@ def main(argv=None) -> int:
             results["versions"]["jmh"] = bc["versions"]["jmh"]
             results["versions"].setdefault("scala", bc["versions"]["scala"])
 
-    if "kafka_streams" in args.benchmarks:
-        from harness import kafka_streams
+    def context(**more):
         from harness.context import Context
 
-        ctx = Context(spark=None, settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir)
+        return Context(settings=settings, work_dir=scratch, data_dir=data_dir, results_dir=args.results_dir, **more)
+
+    if "kafka_streams" in args.benchmarks:
+        from harness import kafka_streams
+
+        ctx = context(spark=None)
         record("kafka_streams", lambda: kafka_streams.run(ctx, ROOT, event_log=not args.no_event_log))
         ks = results["benchmarks"].get("kafka_streams")
         if ks:
@@ -231,16 +235,8 @@ def main(argv=None) -> int:
 
     if "kafka_sustained" in args.benchmarks:
         from harness import kafka_sustained
-        from harness.context import Context
 
-        ctx = Context(
-            spark=None,
-            settings=settings,
-            work_dir=scratch,
-            data_dir=data_dir,
-            results_dir=args.results_dir,
-            progress=so_far,
-        )
+        ctx = context(spark=None, progress=so_far)
         record("kafka_sustained", lambda: kafka_sustained.run(ctx, ROOT))
         ks = results["benchmarks"].get("kafka_sustained")
         if ks:
@@ -249,19 +245,11 @@ def main(argv=None) -> int:
     spark_benchmarks = [b for b in args.benchmarks if b in SPARK_BENCHMARKS]
     if spark_benchmarks:
         from harness import profile, streaming
-        from harness.context import Context
 
         spark = streaming.session(event_log_dir=None if args.no_event_log else os.path.join(args.work_dir, "eventlog"))
         results["versions"] = {**results["versions"], **machine.versions(ROOT, spark)}
         results["event_log"] = not args.no_event_log
-        ctx = Context(
-            spark=spark,
-            settings=settings,
-            work_dir=scratch,
-            data_dir=data_dir,
-            results_dir=args.results_dir,
-            event_log=profile.EventLog.of(spark),
-        )
+        ctx = context(spark=spark, event_log=profile.EventLog.of(spark))
 
         def with_event_log_cost(run):
             # What writing the event log cost this benchmark, as CPU (timings are too noisy to show a few %).
