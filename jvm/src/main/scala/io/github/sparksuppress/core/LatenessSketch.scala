@@ -43,6 +43,9 @@ final class LatenessSketch(capacity: Int = LatenessSketch.DefaultCapacity) {
   def records: Long = n
   def entries: Int = m
 
+  /** The largest timestamp added so far (Long.MinValue before the first). */
+  def max: Long = runningMax
+
   def add(ts: Long): Unit = {
     if (n == 0) base = ts
     if (ts > runningMax) {

@@ -74,7 +74,6 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     private val rule = InputRule.WindowedAggregation
     private var unkeyed = 0L
     private var untimed = 0L
-    private var horizon = Long.MinValue // the largest valid event time so far, keyed or not (ShuffleRows)
 
     // Each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key type) and its partials
     // per time window.
@@ -99,7 +98,6 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       val ms = if (isNull || !p.timestampNtz) ts else Math.floorDiv(ts, 1000L)
       if (rule.dropsTime(isNull, ms)) { untimed += 1; return Long.MinValue }
       lateness.add(ms)
-      if (ms > horizon) horizon = ms
       var nulls = 0
       var k = 0
       while (k < keys) { if (columns.isNullAt(row, k)) nulls += 1; k += 1 }
@@ -223,7 +221,8 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     ): Unit = {
       values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
       values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax;
-      values(layout.KeyDropped) = keyDropped; values(layout.Horizon) = horizon
+      // The largest valid event time so far, keyed or not: the sketch has seen every one (ShuffleRows).
+      values(layout.KeyDropped) = keyDropped; values(layout.Horizon) = lateness.max
     }
 
   }
