@@ -96,18 +96,20 @@ class EarlyCloseSuite extends SparkSessionSuite {
     } finally q.stop()
   }
 
-  // (name, windows, how long after its end a window closes, watermark delay): the map side combines time windows'
-  // records and passes session and sliding windows' records on alone, so those two run with both delays.
-  private val kinds: Seq[(String, Windows, Long, Long)] = Seq(
-    ("tumbling", TimeWindows.ofSizeAndGrace(ms(10), ms(2)), 2L, 0L),
-    ("tumbling", TimeWindows.ofSizeAndGrace(ms(10), ms(2)), 2L, 5L),
-    ("hopping", TimeWindows.ofSizeAndGrace(ms(10), ms(2)).advanceBy(ms(5)), 2L, 5L),
-    ("session", SessionWindows.ofInactivityGapAndGrace(ms(4), ms(2)), 2L, 0L),
-    ("session", SessionWindows.ofInactivityGapAndGrace(ms(4), ms(2)), 2L, 5L),
-    ("sliding", SlidingWindows.ofTimeDifferenceAndGrace(ms(6), ms(2)), 2L, 0L)
+  private val grace = 2L // every kind's: how long after its end a window closes
+
+  // (name, windows, watermark delay): the map side combines time windows' records and passes session and sliding
+  // windows' records on alone, so those two run with both delays.
+  private val kinds: Seq[(String, Windows, Long)] = Seq(
+    ("tumbling", TimeWindows.ofSizeAndGrace(ms(10), ms(grace)), 0L),
+    ("tumbling", TimeWindows.ofSizeAndGrace(ms(10), ms(grace)), 5L),
+    ("hopping", TimeWindows.ofSizeAndGrace(ms(10), ms(grace)).advanceBy(ms(5)), 5L),
+    ("session", SessionWindows.ofInactivityGapAndGrace(ms(4), ms(grace)), 0L),
+    ("session", SessionWindows.ofInactivityGapAndGrace(ms(4), ms(grace)), 5L),
+    ("sliding", SlidingWindows.ofTimeDifferenceAndGrace(ms(6), ms(grace)), 0L)
   )
 
-  for ((kind, windows, grace, delayMs) <- kinds)
+  for ((kind, windows, delayMs) <- kinds)
     test(s"$kind windows, watermark delay $delayMs ms, three input partitions: the same rows as at the watermark, " +
       "none later, one earlier only once the batch's largest time less the delay closed it") {
       val random = new Random(17)
