@@ -199,9 +199,10 @@ def main(argv=None) -> int:
             failed = True
             save(progress, False)
             return
-        (results.get("unfinished") or {}).pop(name, None)
-        if results.get("unfinished") == {}:
-            del results["unfinished"]
+        unfinished = results.get("unfinished", {})
+        unfinished.pop(name, None)
+        if not unfinished:
+            results.pop("unfinished", None)
         result["elapsed_seconds"] = round(time.time() - t0, 1)
         result["load_average"] = {"before": load_before, "after": machine.load_average()}
         results["benchmarks"][name] = result
