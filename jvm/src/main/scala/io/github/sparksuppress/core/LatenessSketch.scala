@@ -44,7 +44,7 @@ final class LatenessSketch(capacity: Int = LatenessSketch.DefaultCapacity) {
   def entries: Int = m
 
   /** The largest timestamp added so far (Long.MinValue before the first). */
-  def max: Long = runningMax
+  def maxTimestamp: Long = runningMax
 
   def add(ts: Long): Unit = {
     if (n == 0) base = ts

@@ -26,7 +26,7 @@ class LatenessSketchSuite extends AnyFunSuite {
       val records = Seq.fill(1 + random.nextInt(40))(random.nextInt(100).toLong)
       val sketch = new LatenessSketch(64)
       records.foreach(sketch.add)
-      assert(sketch.max === records.max, "the largest timestamp, which the map side sends on as its horizon")
+      assert(sketch.maxTimestamp === records.max, "the largest timestamp, which the map side sends on as its horizon")
       for (a <- Seq(-1L, 0L, 50L, 99L, 150L) ++ records) {
         val r = sketch.evaluate(a)
         assert((r.total, r.max) === bruteForce(a, records), s"round $round, A=$a, records $records")

@@ -222,7 +222,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       values(layout.Arrival) = seq; values(layout.Kind) = kind; values(layout.Ts) = ts; values(layout.Start) = start
       values(layout.N) = n; values(layout.Blob) = blob; values(layout.KeyMax) = keyMax;
       // The largest valid event time so far, keyed or not: the sketch has seen every one (ShuffleRows).
-      values(layout.KeyDropped) = keyDropped; values(layout.Horizon) = lateness.max
+      values(layout.KeyDropped) = keyDropped; values(layout.Horizon) = lateness.maxTimestamp
     }
 
   }
