@@ -94,7 +94,7 @@ def test_configured_session_sees_the_jar_of_the_same_version(spark):
 
 def test_version_mismatch_is_reported(spark, monkeypatch):
     monkeypatch.setattr(_jars, "__version__", "9.9.9")
-    monkeypatch.setattr(_jvm, "_checked_gateways", set())
+    monkeypatch.setattr(_jvm, "_facades", {})
     with pytest.raises(
         ss.VersionMismatchError, match=r"jar on the JVM classpath is version .* Python package is version 9\.9\.9"
     ):

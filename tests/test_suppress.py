@@ -167,6 +167,40 @@ def test_a_stopped_test_driver_has_deleted_its_checkpoint_and_refuses_a_restart(
         d.restart()
 
 
+EVERY_TYPE = (
+    "key STRING, ts TIMESTAMP, n LONG, i INT, x DOUBLE, price DECIMAL(10,2), day DATE, ok BOOLEAN, raw BINARY, "
+    "ntz TIMESTAMP_NTZ, xs ARRAY<INT>, m MAP<STRING,LONG>, s STRUCT<a: INT, b: STRING>"
+)
+
+
+def test_a_test_driver_reads_rows_of_every_column_type_as_create_data_frame_does(spark):
+    from datetime import date
+    from decimal import Decimal
+
+    from pyspark.sql import Row
+
+    rows = [
+        ("A", at(1), 2**40, 7, 0.5, Decimal("12.34"), date(2024, 2, 29), True, b"\x00\xff", datetime(2024, 1, 1, 2),
+         [1, None, 3], {"k": 1}, (1, "one")),
+        {"key": "B", "ts": at(2), "n": None, "i": None, "x": None, "price": None, "day": None, "ok": None, "raw": None,
+         "ntz": None, "xs": None, "m": None, "s": None},
+        Row(key="C", ts=at(3), n=-1, i=-2, x=-0.25, price=Decimal("-0.01"), day=date(1969, 12, 31), ok=False,
+            raw=bytearray(b"ab"), ntz=datetime(1970, 1, 1), xs=[], m={}, s=Row(a=None, b="")),
+    ]  # fmt: skip
+    # PySpark's own conversion of the same rows is the reference the driver's must match.
+    expected = spark.createDataFrame(rows, EVERY_TYPE).collect()
+    with driver_for(spark, lambda df: df, schema=EVERY_TYPE) as d:
+        got = d.step(rows)
+    assert [r.asDict(recursive=True) for r in got] == [r.asDict(recursive=True) for r in expected]
+
+
+def test_a_test_driver_refuses_a_row_of_the_wrong_type_naming_the_field(spark):
+    with driver_for(spark, lambda df: df) as d:
+        with pytest.raises(TypeError, match="ts"):
+            d.step([("A", "not a timestamp", "x", False)])
+        assert kvt(d.step([("A", at(0), "x", False)])) == [("A", "x", 0)]
+
+
 def test_shut_down_when_full_stops_the_query_naming_the_operator(spark):
     s = ss.Suppressed.until_time_limit(
         ss._durations.FOREVER_MS, ss.BufferConfig.max_records(1).shut_down_when_full()

@@ -8,7 +8,7 @@ Here the message crosses py4j as its serialized bytes (a Java ``byte[]``), the b
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _jars
 from ._pyspark import classic_column, is_connect
@@ -35,8 +35,10 @@ def require_classic(obj: Any) -> None:
         )
 
 
-# Gateways whose JVM was checked for the jar and its version: once per JVM, not per call.
-_checked_gateways: set[int] = set()
+# Each gateway's facade class, kept once its JVM was checked for the jar and its version: once per JVM, not per call.
+# Resolving ``jvm.io.github...`` asks the JVM about every name on the way (is ``io`` a class? in which imported
+# package?), each a class lookup that scans Spark's few hundred jars and fails, so the class is resolved once.
+_facades: Dict[int, Tuple[Any, Any]] = {}
 
 
 def facade(spark: "SparkSession") -> Any:
@@ -44,30 +46,34 @@ def facade(spark: "SparkSession") -> Any:
     require_classic(spark)
     jvm = spark.sparkContext._jvm
     assert jvm is not None
-    gateway_id = id(spark.sparkContext._gateway)
-    if gateway_id not in _checked_gateways:
-        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-        try:
-            jvm.java.lang.Class.forName(FACADE_CLASS, True, loader)
-        except Exception as e:  # py4j raises Py4JJavaError wrapping ClassNotFoundException
-            if "ClassNotFoundException" not in str(e) and "NoClassDefFoundError" not in str(e):
-                raise
-            raise JarNotFoundError(
-                "spark-suppress's classes are not on this Spark session's JVM classpath. Start the session with "
-                "the jar: spark = spark_suppress.configure(SparkSession.builder).getOrCreate() (before any other "
-                "SparkSession is created in this process), or spark-submit --jars "
-                f"{_jars.jar_hint()}, or set spark.jars to that path."
-            ) from None
-        jar_version = _facade_class(jvm).version()
-        if jar_version != _jars.__version__:
-            raise VersionMismatchError(
-                f"the spark-suppress jar on the JVM classpath is version {jar_version}, but the Python package "
-                f"is version {_jars.__version__}. Put the matching jar on the classpath (spark_suppress.jar_path() "
-                "gives the bundled one) or install the spark-suppress wheel of the jar's version."
-            )
-        _facade_class(jvm).checkRuntime()
-        _checked_gateways.add(gateway_id)
-    return _facade_class(jvm)
+    gateway = spark.sparkContext._gateway
+    cached = _facades.get(id(gateway))
+    if cached is not None and cached[0] is gateway:
+        return cached[1]
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        jvm.java.lang.Class.forName(FACADE_CLASS, True, loader)
+    except Exception as e:  # py4j raises Py4JJavaError wrapping ClassNotFoundException
+        if "ClassNotFoundException" not in str(e) and "NoClassDefFoundError" not in str(e):
+            raise
+        raise JarNotFoundError(
+            "spark-suppress's classes are not on this Spark session's JVM classpath. Start the session with "
+            "the jar: spark = spark_suppress.configure(SparkSession.builder).getOrCreate() (before any other "
+            "SparkSession is created in this process), or spark-submit --jars "
+            f"{_jars.jar_hint()}, or set spark.jars to that path."
+        ) from None
+    cls = _facade_class(jvm)
+    jar_version = cls.version()
+    if jar_version != _jars.__version__:
+        raise VersionMismatchError(
+            f"the spark-suppress jar on the JVM classpath is version {jar_version}, but the Python package "
+            f"is version {_jars.__version__}. Put the matching jar on the classpath (spark_suppress.jar_path() "
+            "gives the bundled one) or install the spark-suppress wheel of the jar's version."
+        )
+    cls.checkRuntime()
+    # The gateway is kept beside its facade: a new gateway (a new JVM) at the same id is then not taken for it.
+    _facades[id(gateway)] = (gateway, cls)
+    return cls
 
 
 def _facade_class(jvm: Any) -> Any:
@@ -178,8 +184,7 @@ class Driver:
         self._jdriver.start(pipeline._jdf)
 
     def step(self, input: str, schema: "StructType", rows: List[Any]) -> List[Any]:
-        batch = self._spark.createDataFrame(rows, schema)
-        return self._collect(self._facade.step(self._jdriver, input, batch._jdf))
+        return self._collect(self._facade.step(self._jdriver, input, _pickled_rows(schema, rows)))
 
     def advance(self) -> List[Any]:
         return self._collect(self._facade.advance(self._jdriver))
@@ -200,3 +205,16 @@ class Driver:
 
     def _collect(self, jdf: Any) -> List[Any]:
         return dataframe(jdf, self._spark).collect()
+
+
+def _pickled_rows(schema: "StructType", rows: List[Any]) -> bytes:
+    """``rows`` (checked by ``TestDriver.step``) in Spark's internal form, as ``createDataFrame(rows, schema)`` turns
+    them, pickled as PySpark pickles rows for the JVM: one py4j argument. A DataFrame of them would cost the JVM a
+    Spark job, and a Python worker, to collect for every step."""
+    import pickle
+
+    from pyspark.serializers import pickle_protocol
+    from pyspark.sql.types import _create_converter
+
+    convert = _create_converter(schema)
+    return pickle.dumps([schema.toInternal(convert(row)) for row in rows], pickle_protocol)

@@ -211,7 +211,10 @@ class TestDriver:
         Raises
         ------
         ValueError
-            If ``input`` is missing while the driver has several inputs, or names none of them.
+            If ``input`` is missing while the driver has several inputs, or names none of them, or a row does not
+            fit the input's schema (a missing value of a non-nullable column, a row of the wrong length).
+        TypeError
+            If a value's type does not fit its column (the message names the column).
 
         Examples
         --------
@@ -224,7 +227,10 @@ class TestDriver:
             input = next(iter(self._schemas))
         if input not in self._schemas:
             raise ValueError(f"no input named {input!r}; inputs: {sorted(self._schemas)}")
-        return self._driver.step(input, self._schemas[input], list(rows))
+        schema = self._schemas[input]
+        rows = list(rows)
+        _check_rows(schema, rows)
+        return self._driver.step(input, schema, rows)
 
     def advance(self) -> List["Row"]:
         """Run whatever is pending (e.g. after :meth:`restart`) and return what was emitted.
@@ -319,3 +325,14 @@ class TestDriver:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def _check_rows(schema: "StructType", rows: List[Any]) -> None:
+    """Checks each row against the input's schema as ``createDataFrame`` does, on both transports: a wrong value is
+    refused naming its column before anything runs (Spark Connect's own conversion fails on some with a bare
+    AssertionError)."""
+    from pyspark.sql.types import _make_type_verifier
+
+    verify = _make_type_verifier(schema)
+    for row in rows:
+        verify(row)

@@ -57,11 +57,16 @@ final class TestDriver private (val spark: SparkSession) {
   }
 
   /** The input stream named `name`. */
-  def input(name: String): DataFrame =
+  def input(name: String): DataFrame = named(name)._2
+
+  /** The schema of the input named `name` (rows fed to it have this layout). */
+  def inputSchema(name: String): StructType = named(name)._2.schema
+
+  private def named(name: String): (MemoryStream[Row], DataFrame) =
     streams.getOrElse(
       name,
       throw new IllegalArgumentException(s"no input named '$name'; inputs: ${streams.keys.mkString(", ")}")
-    )._2
+    )
 
   /** The only input stream (for drivers with a single input). */
   def input: DataFrame = single._2
@@ -104,7 +109,7 @@ final class TestDriver private (val spark: SparkSession) {
   /** Feeds `rows` to the input named `name` as one micro-batch; returns the rows emitted while processing it. */
   def stepInput(name: String, rows: Seq[Row]): Seq[Row] = {
     require(query != null, "start(pipeline) the driver before feeding it")
-    val (stream, _) = streams.getOrElse(name, throw new IllegalArgumentException(s"no input named '$name'"))
+    val (stream, _) = named(name)
     if (rows.nonEmpty) { stream.addData(rows); rowsAdded += rows.size; restartedWithoutInput = false }
     advance()
   }

@@ -76,9 +76,9 @@ object WireFacade {
   ): DataFrame =
     driver.addInput(name, DataType.fromJson(schemaJson).asInstanceOf[StructType], timestamp, watermarkDelay)
 
-  /** Feeds the rows of a (batch) DataFrame to input `name` as one step; returns what was emitted, as a DataFrame. */
-  def step(driver: TestDriver, name: String, rows: DataFrame): DataFrame =
-    emittedFrame(driver, driver.stepInput(name, rows.collect().toSeq))
+  /** Feeds rows, pickled ([[PickledRows]]), to input `name` as one step; returns what was emitted, as a DataFrame. */
+  def step(driver: TestDriver, name: String, pickledRows: Array[Byte]): DataFrame =
+    emittedFrame(driver, driver.stepInput(name, PickledRows.decode(pickledRows, driver.inputSchema(name))))
 
   def advance(driver: TestDriver): DataFrame = emittedFrame(driver, driver.advance())
 
