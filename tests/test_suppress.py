@@ -194,9 +194,13 @@ def test_a_test_driver_reads_rows_of_every_column_type_as_create_data_frame_does
     assert [r.asDict(recursive=True) for r in got] == [r.asDict(recursive=True) for r in expected]
 
 
-def test_a_test_driver_refuses_a_row_of_the_wrong_type_naming_the_field(spark):
+def test_a_test_driver_refuses_a_row_of_the_wrong_type_giving_the_row_and_the_schema(spark):
     with driver_for(spark, lambda df: df) as d:
-        with pytest.raises(TypeError, match="ts"):
+        with pytest.raises(
+            TypeError,
+            match=r"row 0 of the step, .*'not a timestamp'.* does not fit the input "
+            r"struct<key:string,ts:timestamp,",
+        ):
             d.step([("A", "not a timestamp", "x", False)])
         assert kvt(d.step([("A", at(0), "x", False)])) == [("A", "x", 0)]
 

@@ -6,6 +6,10 @@ writes exactly one file (so one step is one micro-batch), and the output is a Pa
 (``_spark_metadata``, one entry per micro-batch) tells which files each batch wrote, so a step reads what was
 emitted, in order. ``processAllAvailable()`` runs a step to completion, including the no-data batch a moved
 watermark triggers, exactly as in the classic driver. Nothing runs in a Python worker on the server.
+
+The client writes each step's file and reads the emitted ones itself, with pyarrow (client and server share a file
+system), converting rows as Connect's own ``createDataFrame`` and ``collect`` do (``_pyspark``): a Spark job to
+write the file and another to read the output cost the server more than the step's micro-batch.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
 
 from ._connect import progress_field
+from ._pyspark import arrow_to_rows, rows_to_arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
@@ -106,12 +111,12 @@ class Driver:
 
     def _add_file(self, input: str, schema: "StructType", rows: List[Any]) -> None:
         # Written aside and renamed in: the file source must see the step's single file whole or not at all.
-        staging = os.path.join(self._dir, f"staging-{self._files}")
-        self._spark.createDataFrame(rows, schema).coalesce(1).write.parquet(staging)
-        (part,) = [f for f in os.listdir(staging) if f.startswith("part-") and f.endswith(".parquet")]
+        import pyarrow.parquet as pq
+
+        staging = os.path.join(self._dir, f"staging-{self._files}.parquet")
+        pq.write_table(rows_to_arrow(rows, schema), staging)
         directory = os.path.join(self._dir, f"input-{list(self._inputs).index(input)}")
-        os.rename(os.path.join(staging, part), os.path.join(directory, f"step-{self._files:09d}.parquet"))
-        shutil.rmtree(staging)
+        os.rename(staging, os.path.join(directory, f"step-{self._files:09d}.parquet"))
         self._files += 1
 
     def advance(self) -> List["Row"]:
@@ -184,9 +189,6 @@ class Driver:
         )
 
     def _drain(self) -> List["Row"]:
-        from pyspark.sql import Row
-        from pyspark.sql import functions as F
-
         out = os.path.join(self._dir, "output")
         log = os.path.join(out, "_spark_metadata")
         entries: List[Tuple[int, str]] = []
@@ -205,17 +207,14 @@ class Driver:
             self._last_batch_read = batch
         if not order:
             return []
-        frame = (
-            self._spark.read.schema(self._output_schema)
-            .parquet(*[os.path.join(out, f) for f in order])
-            .withColumn("__file", F.col("_metadata.file_name"))
-            .withColumn("__row", F.monotonically_increasing_id())
-        )
-        rows = frame.collect()
-        # By batch, then by task (part-NNNNN, the partition), then in file order: the order the batch emitted them in.
-        rows.sort(key=lambda r: (order[r["__file"]], r["__file"], r["__row"]))
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         names = self._output_schema.fieldNames()
-        return [Row(**{n: r[n] for n in names}) for r in rows]
+        # By batch, then by task (part-NNNNN, the partition), then in file order: the order the batch emitted them in.
+        files = sorted(order, key=lambda f: (order[f], f))
+        table = pa.concat_tables([pq.read_table(os.path.join(out, f), columns=names) for f in files])
+        return arrow_to_rows(table, self._output_schema)
 
     def restart(self) -> None:
         if not os.path.isdir(self._dir):

@@ -214,7 +214,7 @@ class TestDriver:
             If ``input`` is missing while the driver has several inputs, or names none of them, or a row does not
             fit the input's schema (a missing value of a non-nullable column, a row of the wrong length).
         TypeError
-            If a value's type does not fit its column (the message names the column).
+            If a value's type does not fit its column (the message gives the row and the input's schema).
 
         Examples
         --------
@@ -328,11 +328,15 @@ class TestDriver:
 
 
 def _check_rows(schema: "StructType", rows: List[Any]) -> None:
-    """Checks each row against the input's schema as ``createDataFrame`` does, on both transports: a wrong value is
-    refused naming its column before anything runs (Spark Connect's own conversion fails on some with a bare
-    AssertionError)."""
+    """Checks each row against the input's schema as ``createDataFrame`` does, on both transports, so a wrong value is
+    refused before anything runs (Spark Connect's own conversion fails on some with a bare AssertionError), with the
+    row and the schema in the message (PySpark 3.5's names neither)."""
     from pyspark.sql.types import _make_type_verifier
 
     verify = _make_type_verifier(schema)
-    for row in rows:
-        verify(row)
+    for i, row in enumerate(rows):
+        try:
+            verify(row)
+        except (TypeError, ValueError) as e:
+            error = TypeError if isinstance(e, TypeError) else ValueError
+            raise error(f"row {i} of the step, {row!r}, does not fit the input {schema.simpleString()}: {e}") from None
