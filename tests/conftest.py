@@ -1,10 +1,17 @@
 import os
 import sys
+import time
 
 import pytest
 from session_conf import quick
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# PySpark gives timestamps as naive datetimes in this process's local time zone, and the tests read them as UTC (the
+# session's zone): pinned here, before any Spark starts (the JVMs inherit it), so that a machine in another zone
+# reads the same instants. The driver's own conversions are tested under another zone too (test_suppress.py).
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 
 # SPARK_SUPPRESS_CONNECT=1 (make test-connect) runs the same tests on a Spark Connect session: an in-process local

@@ -22,7 +22,7 @@ def at(ms: int) -> datetime:
 
 
 def ms_of(dt: datetime) -> int:
-    if dt.tzinfo is None:  # PySpark returns naive datetimes in the session time zone (UTC in these tests)
+    if dt.tzinfo is None:  # PySpark returns naive datetimes in the local time zone (UTC: conftest.py pins it)
         dt = dt.replace(tzinfo=timezone.utc)
     return int((dt - T0) / timedelta(milliseconds=1))
 
@@ -169,11 +169,28 @@ def test_a_stopped_test_driver_has_deleted_its_checkpoint_and_refuses_a_restart(
 
 EVERY_TYPE = (
     "key STRING, ts TIMESTAMP, n LONG, i INT, x DOUBLE, price DECIMAL(10,2), day DATE, ok BOOLEAN, raw BINARY, "
-    "ntz TIMESTAMP_NTZ, xs ARRAY<INT>, m MAP<STRING,LONG>, s STRUCT<a: INT, b: STRING>"
+    "ntz TIMESTAMP_NTZ, local TIMESTAMP, xs ARRAY<INT>, m MAP<STRING,LONG>, s STRUCT<a: INT, b: STRING>"
 )
 
 
-def test_a_test_driver_reads_rows_of_every_column_type_as_create_data_frame_does(spark):
+@contextmanager
+def local_time_zone(name):
+    """This process's local time zone, in which PySpark reads and gives naive datetimes (conftest.py pins UTC)."""
+    import os
+    import time
+
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        os.environ["TZ"] = before if before is not None else "UTC"
+        time.tzset()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_a_test_driver_reads_rows_of_every_column_type_as_create_data_frame_does(spark, zone):
     from datetime import date
     from decimal import Decimal
 
@@ -181,16 +198,19 @@ def test_a_test_driver_reads_rows_of_every_column_type_as_create_data_frame_does
 
     rows = [
         ("A", at(1), 2**40, 7, 0.5, Decimal("12.34"), date(2024, 2, 29), True, b"\x00\xff", datetime(2024, 1, 1, 2),
-         [1, None, 3], {"k": 1}, (1, "one")),
+         datetime(2024, 7, 1, 12), [1, None, 3], {"k": 1}, (1, "one")),
         {"key": "B", "ts": at(2), "n": None, "i": None, "x": None, "price": None, "day": None, "ok": None, "raw": None,
-         "ntz": None, "xs": None, "m": None, "s": None},
+         "ntz": None, "local": None, "xs": None, "m": None, "s": None},
         Row(key="C", ts=at(3), n=-1, i=-2, x=-0.25, price=Decimal("-0.01"), day=date(1969, 12, 31), ok=False,
-            raw=bytearray(b"ab"), ntz=datetime(1970, 1, 1), xs=[], m={}, s=Row(a=None, b="")),
+            raw=bytearray(b"ab"), ntz=datetime(1970, 1, 1), local=datetime(2024, 1, 1), xs=[], m={},
+            s=Row(a=None, b="")),
     ]  # fmt: skip
-    # PySpark's own conversion of the same rows is the reference the driver's must match.
-    expected = spark.createDataFrame(rows, EVERY_TYPE).collect()
-    with driver_for(spark, lambda df: df, schema=EVERY_TYPE) as d:
-        got = d.step(rows)
+    with local_time_zone(zone):
+        # PySpark's own conversion of the same rows is the reference the driver's must match, naive datetimes
+        # (`local`) read in the local zone included.
+        expected = spark.createDataFrame(rows, EVERY_TYPE).collect()
+        with driver_for(spark, lambda df: df, schema=EVERY_TYPE) as d:
+            got = d.step(rows)
     assert [r.asDict(recursive=True) for r in got] == [r.asDict(recursive=True) for r in expected]
 
 
