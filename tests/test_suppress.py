@@ -1,6 +1,8 @@
 """The Python suppress API: behaviour through the real operator, and every validation error."""
 
+import os
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -175,17 +177,18 @@ EVERY_TYPE = (
 
 @contextmanager
 def local_time_zone(name):
-    """This process's local time zone, in which PySpark reads and gives naive datetimes (conftest.py pins UTC)."""
-    import os
-    import time
-
+    """This process's local time zone, in which PySpark reads and gives naive datetimes (conftest.py pins UTC);
+    the zone found is restored after."""
     before = os.environ.get("TZ")
     os.environ["TZ"] = name
     time.tzset()
     try:
         yield
     finally:
-        os.environ["TZ"] = before if before is not None else "UTC"
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
         time.tzset()
 
 
