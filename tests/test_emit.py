@@ -205,6 +205,9 @@ def test_operator_validation(spark):
         build(emit="close")
     with pytest.raises(IllegalArgumentException, match="aggregations must list at least one"):
         build(aggregations=[])
+    # A bare column is no aggregate: Spark's analysis asks for a GROUP BY, the message says what to pass instead.
+    with pytest.raises(IllegalArgumentException, match=r"Each aggregation is one aggregate function call.*supported"):
+        build(aggregations=[F.col("user")])
     with pytest.raises(TypeError, match="aggregations must be a list"):
         build(aggregations=F.count("*"))
     with pytest.raises(TypeError, match="aggregations must be Spark Columns"):

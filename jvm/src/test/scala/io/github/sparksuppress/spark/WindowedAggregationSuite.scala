@@ -526,6 +526,13 @@ class WindowedAggregationSuite extends SparkSessionSuite {
         missing.contains("price"),
       missing
     )
+    // A bare column is not an aggregate: Spark's own message asks for a GROUP BY, so ours says what to pass.
+    val bare = build(aggregate(tumbling, close, col("amount").as("a")))
+    assert(
+      bare.contains("the aggregations cannot be resolved") &&
+        bare.contains("Each aggregation is one aggregate function call") && bare.contains("supported: count, sum"),
+      bare
+    )
     assert(build(aggregate(
       tumbling,
       close,

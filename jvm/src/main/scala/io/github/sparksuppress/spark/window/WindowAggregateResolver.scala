@@ -31,7 +31,7 @@ private[spark] object WindowAggregateResolver {
   def resolve(df: DataFrame, aggregations: Seq[Column], operator: String): Resolved = {
     if (aggregations == null || aggregations.isEmpty || aggregations.contains(null)) {
       throw new IllegalArgumentException(
-        s"""$operator: aggregations must list at least one aggregate column, e.g. count("*").as("n"); """ +
+        s"""$operator: aggregations must list at least one aggregate column, e.g. count("*"); """ +
           s"supported: $Supported."
       )
     }
@@ -43,7 +43,9 @@ private[spark] object WindowAggregateResolver {
         case e: AnalysisException =>
           throw new IllegalArgumentException(
             s"$operator: the aggregations cannot be resolved against the input (columns " +
-              s"${df.columns.mkString("['", "', '", "']")}): ${e.getMessage}",
+              s"${df.columns.mkString("['", "', '", "']")}). Each aggregation is one aggregate function call over " +
+              s"""those columns, such as sum("amount"); supported: $Supported. Spark's analysis: """ +
+              e.getMessage,
             e
           )
       }
