@@ -143,6 +143,15 @@ THROUGHPUT = [
 ]
 
 
+def _spread(system: Dict[str, Any]) -> str:
+    """The fastest and slowest of a system's measured runs and how many there were (its Seconds are their median):
+    how far a ratio of two medians can move from one run to the next. Empty for a single run."""
+    seconds = [r["seconds"] for r in system.get("runs", []) if isinstance(r, dict) and "seconds" in r]
+    if len(seconds) < 2:
+        return ""
+    return f"{min(seconds):.2f}-{max(seconds):.2f} ({len(seconds)})"
+
+
 def _throughput(results: Dict[str, Any]) -> List[str]:
     rows = []
     for name in THROUGHPUT:
@@ -151,7 +160,7 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
             continue
         for s in b["systems"]:
             rows.append(
-                f"| {b['title']} | {s['label']} | {_n(s['records'])} | {s['seconds']:.2f} | "
+                f"| {b['title']} | {s['label']} | {_n(s['records'])} | {s['seconds']:.2f} | {_spread(s)} | "
                 f"{_n(s['records_per_s'])} | {_ratio(s.get('time_ratio_to_anchor'))} | "
                 f"{_ratio(s.get('time_ratio_to_floor'))} |"
             )
@@ -159,8 +168,9 @@ def _throughput(results: Dict[str, Any]) -> List[str]:
         return []
     return [
         "",
-        "| Benchmark | System | Records | Seconds | Records/s | Time vs anchor | Time vs floor |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "| Benchmark | System | Records | Seconds | Runs: fastest-slowest (n) | Records/s | Time vs anchor | "
+        "Time vs floor |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ] + rows
 
 

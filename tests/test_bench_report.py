@@ -59,3 +59,29 @@ def test_a_run_takes_a_benchmark_from_a_run_on_its_own_local_file_system_first_a
     assert "kafka_sustained from `" in shown
     assert "20261126T000000Z-full.json`, on Hadoop's local file system as" in shown
     assert "20261127T000000Z-full.json`;" in shown  # same file system: nothing said
+
+
+def test_the_throughput_table_gives_each_system_its_fastest_and_slowest_run_beside_the_median():
+    def system(label, runs):
+        return {
+            "label": label,
+            "records": 1000,
+            "seconds": sorted(runs)[len(runs) // 2],
+            "records_per_s": 1.0,
+            "runs": [{"seconds": r} for r in runs],
+        }
+
+    results = {
+        "benchmarks": {
+            "final_results": {
+                "title": "Final results",
+                "systems": [system("ours", [2.4, 2.9, 2.7]), system("pandas", [197.5])],
+            }
+        }
+    }
+    lines = report._throughput(results)
+    assert "Runs: fastest-slowest (n)" in lines[1]
+    ours = next(line for line in lines if "| ours |" in line)
+    assert "| 2.70 | 2.40-2.90 (3) |" in ours, ours
+    pandas = next(line for line in lines if "| pandas |" in line)
+    assert "| 197.50 |  |" in pandas, pandas  # one run: no spread to show
