@@ -146,7 +146,7 @@ THROUGHPUT = [
 def _spread(system: Dict[str, Any]) -> str:
     """The fastest and slowest of a system's measured runs and how many there were (its Seconds are their median):
     how far a ratio of two medians can move from one run to the next. Empty for a single run."""
-    seconds = [r["seconds"] for r in system.get("runs", []) if isinstance(r, dict) and "seconds" in r]
+    seconds = [r["seconds"] for r in system["runs"]]
     if len(seconds) < 2:
         return ""
     return f"{min(seconds):.2f}-{max(seconds):.2f} ({len(seconds)})"
