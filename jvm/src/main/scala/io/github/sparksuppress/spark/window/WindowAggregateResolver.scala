@@ -26,7 +26,8 @@ private[spark] object WindowAggregateResolver {
 
   val Supported: String =
     "count, sum, min, max, avg (mean), first and last (without DISTINCT or FILTER), latest (spark-suppress's " +
-      "arrival-order reduce), or a typed Aggregator passed as functions.udaf(aggregator)(columns...)"
+      "arrival-order reduce), or, from Scala and Java, a typed Aggregator passed as " +
+      "functions.udaf(aggregator)(columns...)"
 
   def resolve(df: DataFrame, aggregations: Seq[Column], operator: String): Resolved = {
     if (aggregations == null || aggregations.isEmpty || aggregations.contains(null)) {
