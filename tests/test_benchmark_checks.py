@@ -710,3 +710,25 @@ def test_a_probe_is_stopped_once_its_lag_has_exceeded_the_bound_the_verdict_judg
     # A lag of 0.8 s of input never settles under 0.5 s: the driver began measuring by itself.
     assert run(True, 10_000, lag_before=800, settle_lag_s=0.5) == "go\nmeasure\nstop\n"
     assert run(True, 4_000, lag_before=800, settle_lag_s=0.5) == "go\n"
+
+
+def test_sustained_broker_removed_after_a_clean_run(tmp_path, monkeypatch):
+    """Benchmark 11's broker keeps every probe's topics (about 30 GB after a full run): removed when every check held,
+    kept for a look when one failed or with BENCH_KEEP_RUNS."""
+    from harness.kafka_sustained import discard_broker
+
+    def broker() -> str:
+        data = tmp_path / "broker" / "data" / "in-1-0"
+        data.mkdir(parents=True, exist_ok=True)
+        (data / "00000000000000000000.log").write_bytes(b"x" * 10)
+        return str(tmp_path / "broker")
+
+    monkeypatch.delenv("BENCH_KEEP_RUNS", raising=False)
+    kept = broker()
+    assert not discard_broker(str(tmp_path), [{"system": "spark-suppress", "check": {"ok": False}}])
+    assert os.path.isdir(kept)
+    monkeypatch.setenv("BENCH_KEEP_RUNS", "1")
+    assert not discard_broker(str(tmp_path), []) and os.path.isdir(kept)
+    monkeypatch.delenv("BENCH_KEEP_RUNS")
+    assert discard_broker(str(tmp_path), []) and not os.path.exists(kept)
+    assert (tmp_path).is_dir()  # only the broker's directory goes

@@ -635,6 +635,16 @@ def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
     return probe_s * (sus.max_probes * len(SYSTEMS) * len(JOBS) + latency_runs)
 
 
+def discard_broker(work: str, failed: Sequence[Dict[str, Any]]) -> bool:
+    """Removes the broker's directory once the run is over: its topics (every probe's input, output and changelogs)
+    take about 30 GB after a full run. Kept, as a failed probe's files are, when a check failed or with
+    BENCH_KEEP_RUNS. Whether it was removed."""
+    if failed or os.environ.get("BENCH_KEEP_RUNS"):
+        return False
+    shutil.rmtree(os.path.join(work, "broker"), ignore_errors=True)
+    return True
+
+
 def run(ctx: Context, root: str) -> Dict[str, Any]:
     sus = ctx.settings.kafka_sustained
     local_kafka = ks._local_kafka(root)
@@ -708,6 +718,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
         for p in every
         if not p["check"]["ok"]
     ]
+    discard_broker(work, failed)
     by = {(s["system"], s["job"]): s["sustained_records_per_s"] for s in systems}
     targets = []
     for job in JOBS:
