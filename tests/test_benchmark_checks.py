@@ -731,4 +731,4 @@ def test_sustained_broker_removed_after_a_clean_run(tmp_path, monkeypatch):
     assert not discard_broker(str(tmp_path), []) and os.path.isdir(kept)
     monkeypatch.delenv("BENCH_KEEP_RUNS")
     assert discard_broker(str(tmp_path), []) and not os.path.exists(kept)
-    assert (tmp_path).is_dir()  # only the broker's directory goes
+    assert tmp_path.is_dir()  # only the broker's directory goes
