@@ -714,8 +714,8 @@ def test_a_probe_is_stopped_once_its_lag_has_exceeded_the_bound_the_verdict_judg
 
 def test_sustained_broker_removed_after_a_clean_run(tmp_path, monkeypatch):
     """Benchmark 11's broker keeps every probe's topics (about 30 GB after a full run): removed when every check held,
-    kept for a look when one failed or with BENCH_KEEP_RUNS."""
-    from harness.kafka_sustained import discard_broker
+    kept for a look when one failed or with BENCH_KEEP_RUNS, as a probe's own files are."""
+    from harness.kafka_sustained import discard
 
     def broker() -> str:
         data = tmp_path / "broker" / "data" / "in-1-0"
@@ -725,10 +725,10 @@ def test_sustained_broker_removed_after_a_clean_run(tmp_path, monkeypatch):
 
     monkeypatch.delenv("BENCH_KEEP_RUNS", raising=False)
     kept = broker()
-    assert not discard_broker(str(tmp_path), [{"system": "spark-suppress", "check": {"ok": False}}])
+    assert not discard(kept, ok=False)
     assert os.path.isdir(kept)
     monkeypatch.setenv("BENCH_KEEP_RUNS", "1")
-    assert not discard_broker(str(tmp_path), []) and os.path.isdir(kept)
+    assert not discard(kept, ok=True) and os.path.isdir(kept)
     monkeypatch.delenv("BENCH_KEEP_RUNS")
-    assert discard_broker(str(tmp_path), []) and not os.path.exists(kept)
+    assert discard(kept, ok=True) and not os.path.exists(kept)
     assert tmp_path.is_dir()  # only the broker's directory goes

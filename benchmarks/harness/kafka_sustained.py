@@ -596,11 +596,19 @@ def probe(env: Env, system: str, job: str, rate: int, trigger: str = "default", 
         + (f"; latency p50 {lat['p50_ms']} ms p99 {lat['p99_ms']} ms" if lat.get("windows") else "")
         + f"; check {'ok' if out['check']['ok'] else 'FAILED'}"
     )
-    if out["check"]["ok"] and not os.environ.get("BENCH_KEEP_RUNS"):  # a failed probe's files stay for a look
-        shutil.rmtree(run_dir, ignore_errors=True)
+    discard(run_dir, out["check"]["ok"])
     env.done.append(dict(out, latency_run=latency_run))
     env.on_probe(env.done)
     return out
+
+
+def discard(path: str, ok: bool) -> bool:
+    """Removes a probe's files, or at the end the broker's (every probe's topics: about 30 GB after a full run), once
+    their checks held; they stay for a look when one failed, and with BENCH_KEEP_RUNS. Whether they were removed."""
+    if not ok or os.environ.get("BENCH_KEEP_RUNS"):
+        return False
+    shutil.rmtree(path, ignore_errors=True)
+    return True
 
 
 def search(run: Callable[[int], Dict[str, Any]], sus: Sustained) -> Tuple[int, List[Dict[str, Any]]]:
@@ -633,16 +641,6 @@ def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
     probe_s = sus.warmup_max_s + sus.measure_s + sus.tail_s + sus.drain_s + start_up_s
     latency_runs = len(sus.latency_loads) + len(sus.spark_triggers) + len(sus.latency_loads) - 1
     return probe_s * (sus.max_probes * len(SYSTEMS) * len(JOBS) + latency_runs)
-
-
-def discard_broker(work: str, failed: Sequence[Dict[str, Any]]) -> bool:
-    """Removes the broker's directory once the run is over: its topics (every probe's input, output and changelogs)
-    take about 30 GB after a full run. Kept, as a failed probe's files are, when a check failed or with
-    BENCH_KEEP_RUNS. Whether it was removed."""
-    if failed or os.environ.get("BENCH_KEEP_RUNS"):
-        return False
-    shutil.rmtree(os.path.join(work, "broker"), ignore_errors=True)
-    return True
 
 
 def run(ctx: Context, root: str) -> Dict[str, Any]:
@@ -718,7 +716,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
         for p in every
         if not p["check"]["ok"]
     ]
-    discard_broker(work, failed)
+    discard(os.path.join(work, "broker"), not failed)
     by = {(s["system"], s["job"]): s["sustained_records_per_s"] for s in systems}
     targets = []
     for job in JOBS:
