@@ -4,7 +4,9 @@ import java.sql.Timestamp
 import java.time.Duration
 
 import org.apache.spark.sql.{Column, DataFrame, Encoders, Row}
+import io.github.sparksuppress.shims.StreamingRuntime
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.expressions.Aggregator
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.streaming.Trigger
@@ -116,6 +118,22 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       assert(view(d.step(rec("1", 500))) === Seq(Seq("1", 0L, 500L, 2L, 15L)))
       assert(d.step(rec("2", 550), rec("2", 499)) === Nil, "499 is late: [0,500) closed at 500")
       assert(view(d.step(rec("2", 1000))) === Seq(Seq("1", 500L, 1000L, 1L, 500L), Seq("2", 500L, 1000L, 1L, 550L)))
+    } finally d.stop()
+  }
+
+  test("the rows shuffled to a per-key aggregation carry each key column once") {
+    // Grouping by an alias of a column makes Spark append it to every row it shuffles, next to the column itself.
+    val d = driver(_.transform(aggregate(
+      TimeWindows.ofSizeAndGrace(ms(10), ms(5)),
+      EmitStrategy.onWindowClose(),
+      count("*").as("n")
+    )))
+    try {
+      d.step(rec("a", 1))
+      val execution = d.streamingQuery match { case w: StreamingRuntime.StreamingQueryWrapper => w.streamingQuery }
+      val shuffled = execution.lastExecution.executedPlan.collect { case e: ShuffleExchangeExec => e.child.output }
+      assert(shuffled.nonEmpty, "no shuffle before the state operator")
+      shuffled.foreach(output => assert(output.count(_.name == "user") === 1, output.mkString(", ")))
     } finally d.stop()
   }
 

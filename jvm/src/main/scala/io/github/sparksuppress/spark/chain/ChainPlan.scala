@@ -303,9 +303,12 @@ object ChainPlan {
           case w: WindowedAggregateNodeSpec if w.mapSide.isDefined =>
             val agg = d.steps.head.asInstanceOf[ChainStep.WindowedAggregateStep].r
             val shuffled = mapSideInput(bypassed, w, agg, streamKeys)
+            // Already under the key's names (ShuffleRows): grouped by as they are, since an alias would make Spark
+            // append the key to every shuffled row a second time.
             (shuffled, shuffled.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c))))
           case _ =>
-            (streamSide(bypassed), keyIdx.toSeq.map(i => col(ChainRows.UserRowColumn).getField(schema.fields(i).name)))
+            val field = (n: String) => col(ChainRows.UserRowColumn).getField(n).as(n)
+            (streamSide(bypassed), keyIdx.toSeq.map(i => field(schema.fields(i).name)))
         }
         (rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor), Some(keys))
       case Some(t) =>
@@ -370,8 +373,7 @@ object ChainPlan {
         // Per key, Spark groups by the key's own columns, as its aggregations do: sorting them is cheap (a string's
         // first bytes decide most comparisons), where encoded keys are copied for every comparison.
         val keys = keyColumns.getOrElse(throw new IllegalStateException(s"$operator: a join's rows are never per key"))
-        val named = keys.zip(keySchema.fieldNames).map { case (c, n) => c.as(n) }
-        val groups = internal.groupBy(named: _*).as[Row, Row](Encoders.row(keySchema), Encoders.row(internal.schema))
+        val groups = internal.groupBy(keys: _*).as[Row, Row](Encoders.row(keySchema), Encoders.row(internal.schema))
         val function = new PerKeyChainFunction(params, KeyEncoding.encoder(keySchema))
         groups.flatMapGroupsWithState(OutputMode.Append(), timeout)(function)(Encoders.BINARY, rowsOut)
       } else {
