@@ -307,8 +307,7 @@ object ChainPlan {
             // append the key to every shuffled row a second time.
             (shuffled, shuffled.columns.toSeq.take(keySchema.length).map(c => col(ColumnNames.quote(c))))
           case _ =>
-            val field = (n: String) => col(ChainRows.UserRowColumn).getField(n).as(n)
-            (streamSide(bypassed), keyIdx.toSeq.map(i => field(schema.fields(i).name)))
+            (streamSide(bypassed), streamKeys.map(n => col(ChainRows.UserRowColumn).getField(n).as(n)))
         }
         (rows.withColumn(WatermarkBypass.AnchorColumn, WatermarkBypass.anchor), Some(keys))
       case Some(t) =>
