@@ -132,8 +132,9 @@ class WindowedAggregationSuite extends SparkSessionSuite {
       d.step(rec("a", 1))
       val execution = d.streamingQuery match { case w: StreamingRuntime.StreamingQueryWrapper => w.streamingQuery }
       // The shuffle under the state operator's input (Spark 3.5's plan has others, of other rows).
-      val stateful = execution.lastExecution.executedPlan.collect { case s if s.nodeName == "FlatMapGroupsWithState" => s }
-      assert(stateful.size === 1, execution.lastExecution.executedPlan)
+      val plan = execution.lastExecution.executedPlan
+      val stateful = plan.collect { case s if s.nodeName == "FlatMapGroupsWithState" => s }
+      assert(stateful.size === 1, plan)
       val shuffled = stateful.head.children.head.collectFirst { case e: ShuffleExchangeExec => e.child.output }
       assert(shuffled.isDefined, s"no shuffle before the state operator: ${stateful.head}")
       assert(shuffled.get.count(_.name == "user") === 1, shuffled.get.mkString(", "))
