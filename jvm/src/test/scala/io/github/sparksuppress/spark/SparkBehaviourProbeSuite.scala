@@ -5,7 +5,8 @@ import java.sql.Timestamp
 import scala.annotation.nowarn
 import scala.collection.mutable
 
-import org.apache.spark.sql.{DataFrame, Dataset, Encoders, Row}
+import org.apache.spark.sql.{Column, DataFrame, Dataset, Encoders, Row}
+import org.apache.spark.sql.catalyst.plans.logical.MapGroups
 import io.github.sparksuppress.shims.StreamingRuntime.MemoryStream
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.{Metadata, MetadataBuilder}
@@ -207,6 +208,18 @@ class SparkBehaviourProbeSuite extends SparkSessionSuite {
     val out = ShardHeartbeats(df, shards, "side", 2, "shard").collect().toSeq
     assert(out.map(_.getInt(0)).sorted === Seq(1, 2, 2, 2), "the row passes through; one heartbeat per shard, once")
     assert(out.filter(_.getInt(0) == 2).map(_.getAs[Array[Byte]](1).toSeq).sortBy(_.head) === shards.toSeq.map(_.toSeq))
+  }
+
+  test("grouping by an alias of a column adds it to the grouped rows again; by the column itself, not (ChainPlan)") {
+    // The rows a KeyValueGroupedDataset groups, and shuffles, are its input's columns plus any grouping expression
+    // that is not one of them: a per-key windowed aggregation groups by the map side's key columns as they are.
+    val df = spark.range(2).selectExpr("cast(id as string) as key", "id as v")
+    def grouped(key: Column): Seq[String] =
+      df.groupBy(key).as[String, Row](Encoders.STRING, Encoders.row(df.schema))
+        .mapGroups((k: String, _: Iterator[Row]) => k)(Encoders.STRING)
+        .queryExecution.analyzed.collectFirst { case m: MapGroups => m.child.output.map(_.name) }.get
+    assert(grouped(col("key").as("key")) === Seq("key", "v", "key"))
+    assert(grouped(col("key")) === Seq("key", "v"))
   }
 }
 
