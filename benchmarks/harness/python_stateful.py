@@ -178,10 +178,12 @@ def run(ctx: Context) -> Dict[str, Any]:
     final_check = check_final_rows(final, shape.records)
     log(f"{NAME} final results: same final rows: {final_check['same_final_rows']}")
 
+    limit_shape = s.python_stateful_rate_limit
+    limit_path = ev.events(ctx.data_dir, limit_shape)
     limit = measure(
         rate_limit_systems(ctx),
-        path,
-        shape.records,
+        limit_path,
+        limit_shape.records,
         ctx.scratch(NAME, "rate_limit"),
         s.repeats,
         s.pandas_repeats,
@@ -192,7 +194,7 @@ def run(ctx: Context) -> Dict[str, Any]:
     limiters = [n for n, m in limit.items() if m.system.role != "floor"]
     limit_check = check_outputs(
         {n: limit[n].last.output_path for n in limiters},
-        path,
+        limit_path,
         s.rate_limit_time_limit_ms,
         s.rate_limit_max_records,
         shard_functions(limiters),
@@ -226,6 +228,9 @@ def run(ctx: Context) -> Dict[str, Any]:
             "time_limit_ms": s.rate_limit_time_limit_ms,
             "max_records": s.rate_limit_max_records,
             "records_per_file": shape.records_per_file,
+            "rate_limit_records": limit_shape.records,
+            "rate_limit_keys": limit_shape.keys,
+            "rate_limit_records_per_file": limit_shape.records_per_file,
             "watermark_delay": WATERMARK_DELAY,
             "transformWithState_state_store": pandas_jobs.ROCKSDB_CONF["spark.sql.streaming.stateStore.providerClass"],
         },
