@@ -27,17 +27,25 @@ private[sparksuppress] final class OperatorMetricsAccumulator
   private var maxima = new JHashMap[String, java.lang.Long]()
   private var sums = new JHashMap[String, Array[Double]]() // name -> (sum, count)
 
+  // Spark registers an accumulator with its task while deserializing it, before the fields of this class are read,
+  // and the executor's heartbeat thread may then ask it `isZero` (an exception there stops the heartbeats for good:
+  // the driver later takes the executor for lost) or, on a cluster, send it to the driver, whose `value` reads it.
+  // So what reads the maps takes a missing one for an empty one; only the task's own thread writes them.
+  private def read[V](m: JHashMap[String, V]): java.util.Map[String, V] =
+    if (m == null) java.util.Collections.emptyMap[String, V]() else m
+
   override def isZero: Boolean =
-    counters.isEmpty && gauges.isEmpty && gaugeDeltas.isEmpty && maxima.isEmpty && sums.isEmpty
+    read(counters).isEmpty && read(gauges).isEmpty && read(gaugeDeltas).isEmpty && read(maxima).isEmpty &&
+      read(sums).isEmpty
 
   override def copy(): OperatorMetricsAccumulator = {
     val c = new OperatorMetricsAccumulator
-    c.counters = new JHashMap(counters)
-    c.gauges = new JHashMap(gauges)
-    c.gaugeDeltas = new JHashMap(gaugeDeltas)
-    c.maxima = new JHashMap(maxima)
+    c.counters = new JHashMap(read(counters))
+    c.gauges = new JHashMap(read(gauges))
+    c.gaugeDeltas = new JHashMap(read(gaugeDeltas))
+    c.maxima = new JHashMap(read(maxima))
     c.sums = new JHashMap[String, Array[Double]]()
-    sums.asScala.foreach { case (k, v) => c.sums.put(k, v.clone()) }
+    read(sums).asScala.foreach { case (k, v) => c.sums.put(k, v.clone()) }
     c
   }
 
@@ -68,11 +76,11 @@ private[sparksuppress] final class OperatorMetricsAccumulator
 
   override def merge(other: AccumulatorV2[Update, Snapshot]): Unit = other match {
     case o: OperatorMetricsAccumulator =>
-      o.counters.forEach((k, v) => counters.merge(k, v, (a, b) => a + b))
-      o.gauges.forEach((k, v) => gauges.put(k, v))
-      o.gaugeDeltas.forEach((k, v) => gaugeDeltas.merge(k, v, (a, b) => a + b))
-      o.maxima.forEach((k, v) => maxima.merge(k, v, (a, b) => math.max(a, b)))
-      o.sums.forEach { (k, v) =>
+      read(o.counters).forEach((k, v) => counters.merge(k, v, (a, b) => a + b))
+      read(o.gauges).forEach((k, v) => gauges.put(k, v))
+      read(o.gaugeDeltas).forEach((k, v) => gaugeDeltas.merge(k, v, (a, b) => a + b))
+      read(o.maxima).forEach((k, v) => maxima.merge(k, v, (a, b) => math.max(a, b)))
+      read(o.sums).forEach { (k, v) =>
         val s = sums.computeIfAbsent(k, _ => Array(0.0, 0.0))
         s(0) += v(0); s(1) += v(1)
       }
@@ -80,22 +88,24 @@ private[sparksuppress] final class OperatorMetricsAccumulator
   }
 
   override def value: Snapshot = {
-    val shardTotals = gauges.asScala.toSeq.groupBy(_._1.takeWhile(_ != '\u0000')).map { case (n, vs) =>
+    val deltas = read(gaugeDeltas)
+    val shardTotals = read(gauges).asScala.toSeq.groupBy(_._1.takeWhile(_ != '\u0000')).map { case (n, vs) =>
       n -> vs.map(_._2.longValue).sum
     }
-    val gaugeTotals = (shardTotals.keySet ++ gaugeDeltas.keySet.asScala).map { n =>
-      n -> math.max(0L, shardTotals.getOrElse(n, 0L) + Option(gaugeDeltas.get(n)).map(_.longValue).getOrElse(0L))
+    val gaugeTotals = (shardTotals.keySet ++ deltas.keySet.asScala).map { n =>
+      n -> math.max(0L, shardTotals.getOrElse(n, 0L) + Option(deltas.get(n)).map(_.longValue).getOrElse(0L))
     }.toMap
     Snapshot(
-      counters.asScala.map { case (k, v) => k -> v.longValue }.toMap,
+      read(counters).asScala.map { case (k, v) => k -> v.longValue }.toMap,
       gaugeTotals,
-      maxima.asScala.map { case (k, v) => k -> v.longValue }.toMap,
-      sums.asScala.map { case (k, v) => k -> (if (v(1) == 0) 0.0 else v(0) / v(1)) }.toMap
+      read(maxima).asScala.map { case (k, v) => k -> v.longValue }.toMap,
+      read(sums).asScala.map { case (k, v) => k -> (if (v(1) == 0) 0.0 else v(0) / v(1)) }.toMap
     )
   }
 }
 
 private[sparksuppress] object OperatorMetricsAccumulator {
+
   sealed trait Update
   final case class Count(name: String, delta: Long) extends Update
   final case class Gauge(name: String, shard: Int, value: Long) extends Update
