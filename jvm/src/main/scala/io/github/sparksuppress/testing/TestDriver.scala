@@ -163,9 +163,7 @@ final class TestDriver private (val spark: SparkSession) {
     if (checkpoint != null) {
       val root = java.nio.file.Paths.get(checkpoint)
       checkpoint = null
-      val paths = Files.walk(root)
-      try paths.sorted(java.util.Comparator.reverseOrder[java.nio.file.Path]()).forEach(p => Files.deleteIfExists(p))
-      finally paths.close()
+      CheckpointFiles.delete(root)
     }
   }
 
