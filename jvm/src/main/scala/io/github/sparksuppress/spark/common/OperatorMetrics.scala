@@ -105,7 +105,6 @@ private[sparksuppress] final class OperatorMetricsAccumulator
 }
 
 private[sparksuppress] object OperatorMetricsAccumulator {
-
   sealed trait Update
   final case class Count(name: String, delta: Long) extends Update
   final case class Gauge(name: String, shard: Int, value: Long) extends Update
