@@ -1,6 +1,6 @@
 package io.github.sparksuppress.spark.common
 
-import java.util.{HashMap => JHashMap}
+import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
@@ -21,17 +21,22 @@ private[sparksuppress] final class OperatorMetricsAccumulator
   /** The driver's registry entry for this operator: whatever keeps the plan (and so this) alive keeps it too. */
   @transient @volatile private[common] var owner: AnyRef = _
 
-  private var counters = new JHashMap[String, java.lang.Long]()
-  private var gauges = new JHashMap[String, java.lang.Long]() // "name\u0000shard" -> value
-  private var gaugeDeltas = new JHashMap[String, java.lang.Long]()
-  private var maxima = new JHashMap[String, java.lang.Long]()
-  private var sums = new JHashMap[String, Array[Double]]() // name -> (sum, count)
+  // While the task's thread adds to these maps, the executor's heartbeat thread reads them: it asks `isZero`, and
+  // then either serializes this very accumulator for the driver (a cluster) or hands it to the driver, which reads its
+  // `value` (local mode). Concurrent maps can be iterated and serialized while they change; a HashMap serialized while
+  // a name is added writes a stream the driver cannot read. The sums' pairs are replaced, never changed in place, so
+  // that a reader sees a sum with its own count.
+  private var counters = new ConcurrentHashMap[String, java.lang.Long]()
+  private var gauges = new ConcurrentHashMap[String, java.lang.Long]() // "name\u0000shard" -> value
+  private var gaugeDeltas = new ConcurrentHashMap[String, java.lang.Long]()
+  private var maxima = new ConcurrentHashMap[String, java.lang.Long]()
+  private var sums = new ConcurrentHashMap[String, Array[Double]]() // name -> (sum, count)
 
   // Spark registers an accumulator with its task while deserializing it, before the fields of this class are read,
   // and the executor's heartbeat thread may then ask it `isZero` (an exception there stops the heartbeats for good:
   // the driver later takes the executor for lost) or, on a cluster, send it to the driver, whose `value` reads it.
   // So what reads the maps takes a missing one for an empty one; only the task's own thread writes them.
-  private def read[V](m: JHashMap[String, V]): java.util.Map[String, V] =
+  private def read[V](m: ConcurrentHashMap[String, V]): java.util.Map[String, V] =
     if (m == null) java.util.Collections.emptyMap[String, V]() else m
 
   override def isZero: Boolean =
@@ -40,50 +45,45 @@ private[sparksuppress] final class OperatorMetricsAccumulator
 
   override def copy(): OperatorMetricsAccumulator = {
     val c = new OperatorMetricsAccumulator
-    c.counters = new JHashMap(read(counters))
-    c.gauges = new JHashMap(read(gauges))
-    c.gaugeDeltas = new JHashMap(read(gaugeDeltas))
-    c.maxima = new JHashMap(read(maxima))
-    c.sums = new JHashMap[String, Array[Double]]()
-    read(sums).asScala.foreach { case (k, v) => c.sums.put(k, v.clone()) }
+    c.counters = new ConcurrentHashMap(read(counters))
+    c.gauges = new ConcurrentHashMap(read(gauges))
+    c.gaugeDeltas = new ConcurrentHashMap(read(gaugeDeltas))
+    c.maxima = new ConcurrentHashMap(read(maxima))
+    c.sums = new ConcurrentHashMap(read(sums))
     c
   }
 
   override def reset(): Unit = {
-    counters = new JHashMap(); gauges = new JHashMap(); gaugeDeltas = new JHashMap(); maxima = new JHashMap();
-    sums = new JHashMap()
+    counters = new ConcurrentHashMap(); gauges = new ConcurrentHashMap(); gaugeDeltas = new ConcurrentHashMap()
+    maxima = new ConcurrentHashMap(); sums = new ConcurrentHashMap()
   }
 
   override def add(u: Update): Unit = u match {
-    case Count(name, delta) => counters.merge(name, delta, (a, b) => a + b)
-    case Gauge(name, shard, value) => gauges.put(name + "\u0000" + shard, value)
-    case GaugeDelta(name, delta) => gaugeDeltas.merge(name, delta, (a, b) => a + b)
-    case Max(name, value) => maxima.merge(name, value, (a, b) => math.max(a, b))
-    case Sample(name, value) =>
-      val s = sums.computeIfAbsent(name, _ => Array(0.0, 0.0))
-      s(0) += value; s(1) += 1
+    case Count(name, delta) => count(name, delta)
+    case Gauge(name, shard, value) => gauge(name, shard, value)
+    case GaugeDelta(name, delta) => gaugeDelta(name, delta)
+    case Max(name, value) => max(name, value)
+    case Sample(name, value) => sample(name, value)
   }
 
-  def count(name: String, delta: Long): Unit = if (delta != 0) add(Count(name, delta))
+  // The operators call these once or more per key and micro-batch, so they write the maps without an Update between.
+  def count(name: String, delta: Long): Unit = if (delta != 0) counters.merge(name, delta, sumLongs)
 
   /** A shard's current value of gauge `name`. */
-  def gauge(name: String, shard: Int, value: Long): Unit = add(Gauge(name, shard, value))
+  def gauge(name: String, shard: Int, value: Long): Unit = gauges.put(name + "\u0000" + shard, value)
 
   /** How much one key changed gauge `name`. */
-  def gaugeDelta(name: String, delta: Long): Unit = if (delta != 0) add(GaugeDelta(name, delta))
-  def max(name: String, value: Long): Unit = add(Max(name, value))
-  def sample(name: String, value: Double): Unit = add(Sample(name, value))
+  def gaugeDelta(name: String, delta: Long): Unit = if (delta != 0) gaugeDeltas.merge(name, delta, sumLongs)
+  def max(name: String, value: Long): Unit = maxima.merge(name, value, maxLongs)
+  def sample(name: String, value: Double): Unit = sums.merge(name, Array(value, 1.0), addPairs)
 
   override def merge(other: AccumulatorV2[Update, Snapshot]): Unit = other match {
     case o: OperatorMetricsAccumulator =>
-      read(o.counters).forEach((k, v) => counters.merge(k, v, (a, b) => a + b))
+      read(o.counters).forEach((k, v) => counters.merge(k, v, sumLongs))
       read(o.gauges).forEach((k, v) => gauges.put(k, v))
-      read(o.gaugeDeltas).forEach((k, v) => gaugeDeltas.merge(k, v, (a, b) => a + b))
-      read(o.maxima).forEach((k, v) => maxima.merge(k, v, (a, b) => math.max(a, b)))
-      read(o.sums).forEach { (k, v) =>
-        val s = sums.computeIfAbsent(k, _ => Array(0.0, 0.0))
-        s(0) += v(0); s(1) += v(1)
-      }
+      read(o.gaugeDeltas).forEach((k, v) => gaugeDeltas.merge(k, v, sumLongs))
+      read(o.maxima).forEach((k, v) => maxima.merge(k, v, maxLongs))
+      read(o.sums).forEach((k, v) => sums.merge(k, v, addPairs))
     case _ => throw new UnsupportedOperationException(s"cannot merge ${other.getClass}")
   }
 
@@ -105,6 +105,14 @@ private[sparksuppress] final class OperatorMetricsAccumulator
 }
 
 private[sparksuppress] object OperatorMetricsAccumulator {
+
+  private type Combine[V] = java.util.function.BiFunction[V, V, V]
+  private val sumLongs: Combine[java.lang.Long] = (a, b) => a + b
+  private val maxLongs: Combine[java.lang.Long] = (a, b) => math.max(a, b)
+
+  /** Two (sum, count) pairs added into a new one. */
+  private val addPairs: Combine[Array[Double]] = (a, b) => Array(a(0) + b(0), a(1) + b(1))
+
   sealed trait Update
   final case class Count(name: String, delta: Long) extends Update
   final case class Gauge(name: String, shard: Int, value: Long) extends Update
