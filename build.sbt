@@ -91,19 +91,16 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     // `make test` on every line runs the whole Scala suite on the default line and, on the others (tests/lines.py
     // names them here), the suites that pin Spark's and Scala's behaviour: the probes, the stored hashes and the
-    // Connect plugin's. `make test SPARK=<line>` and `make reliability` run every suite on any line.
+    // Connect plugin's (project/ProbeSources.scala). Those lines compile only these suites and the test sources they
+    // use: the whole test tree cost about 70 CPU-seconds a line. `make test SPARK=<line>` and `make reliability` run
+    // every suite on any line.
+    Test / unmanagedSources := {
+      val all = (Test / unmanagedSources).value
+      if (ProbeSources.lines(SparkLines.all.map(_.id)).contains(line.id)) ProbeSources.closure(all) else all
+    },
     Test / testOptions ++= {
-      val probesOnly = sys.env.getOrElse("SPARK_SUPPRESS_TEST_PROBES_ONLY", "").split(",").filter(_.nonEmpty).toSet
-      // A line name (3.5_2.12) instead of a project id would silently run every suite.
-      val unknown = probesOnly -- SparkLines.all.map(_.id)
-      if (unknown.nonEmpty) {
-        sys.error(
-          s"SPARK_SUPPRESS_TEST_PROBES_ONLY names ${unknown.mkString(", ")}, which are not sbt projects; give " +
-            s"project ids, e.g. ${SparkLines.all.map(_.id).mkString(",")}"
-        )
-      }
-      val probes = Seq("ProbeSuite", "StoredHashesSuite", "ConnectPluginSuite")
-      if (probesOnly.contains(line.id)) Seq(Tests.Filter(n => probes.exists(n.endsWith))) else Nil
+      if (ProbeSources.lines(SparkLines.all.map(_.id)).contains(line.id)) Seq(Tests.Filter(ProbeSources.isProbe))
+      else Nil
     },
     // Spark from a wheel is compiled against unmanaged jars (above); the published POM still declares it, as
     // "provided". So is the Spark Connect server, whose plugin interfaces jvm/connect implements (docs/connect.md).

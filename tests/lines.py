@@ -12,14 +12,14 @@ for the second Scala version of a line), so a suite here is exactly what `make <
   wheel with only pyspark-client (`test-connect-client`) and the quick slice of the cluster faults (an executor
   and then the driver killed on a standalone cluster, `test-cluster-faults`);
 - every other line: the Scala suites that pin Spark's and Scala's behaviour (`test-jvm`: the probe suites,
-  `StoredHashesSuite`, `ConnectPluginSuite`), and, where PySpark has the line: every vector once on py4j
-  (`conformance-once`) and Connect's own tests (`test-connect-plugin`: the plugin, its errors, each operator over
-  Connect), so both ways of reaching the JVM. The vectors go through py4j there because a vector costs more CPU
-  over Connect (a file source and a file sink for each micro-batch; the 75 single-operator vectors took 111
-  CPU-seconds over Connect on 4.3 and 94 on py4j on 4.2, 2026-11-29); the default line runs every vector both ways.
-  That keeps every line building and running its vectors within the time `make test` has on 2 cores (one record
-  per micro-batch costs a Spark batch each, and every suite on every line does not fit); `make test SPARK=<line>`
-  runs the whole suite on one line.
+  `StoredHashesSuite`, `ConnectPluginSuite`, compiled with only the test sources they use:
+  project/ProbeSources.scala), and, where PySpark has the line: every vector once on py4j (`conformance-once`) and
+  Connect's own tests (`test-connect-plugin`: the plugin, its errors, each operator over Connect), so both ways of
+  reaching the JVM. The vectors go through py4j there because a vector costs more CPU over Connect (a file source and
+  a file sink for each micro-batch; the 75 single-operator vectors took 111 CPU-seconds over Connect on 4.3 and 94 on
+  py4j on 4.2, 2026-11-29); the default line runs every vector both ways. That keeps every line building and running
+  its vectors within the time `make test` has on 2 cores (one record per micro-batch costs a Spark batch each, and
+  every suite on every line does not fit); `make test SPARK=<line>` runs the whole suite on one line.
 
 The Scala suites of every line run in one sbt process (`all <project>/test ...`: sbt runs one build at a time),
 whose forked test JVMs run --jvm-jobs lines at once; each line's counts come from its JUnit reports
