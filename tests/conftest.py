@@ -67,3 +67,16 @@ def run_python(code: str, env_extra: dict | None = None, timeout: int = 300):
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
     )
+
+
+@pytest.fixture(autouse=True)
+def _no_query_outlives_its_test(request):
+    """Fails the test that leaves a streaming query running, and stops it: such a query keeps the session's cores
+    busy for every later test (with a processing-time trigger it runs a micro-batch every few milliseconds)."""
+    yield
+    if "spark" not in request.fixturenames:
+        return
+    left = request.getfixturevalue("spark").streams.active
+    for query in left:
+        query.stop()
+    assert not left, f"streaming queries left running by the test: {[query.name or query.id for query in left]}"
