@@ -96,12 +96,9 @@ def lineProject(line: SparkLine): Project = Project(line.id, file("target") / "p
     // every suite on any line.
     Test / unmanagedSources := {
       val all = (Test / unmanagedSources).value
-      if (ProbeSources.lines(SparkLines.all.map(_.id)).contains(line.id)) ProbeSources.closure(all) else all
+      if (ProbeSources.only(line)) ProbeSources.closure(all) else all
     },
-    Test / testOptions ++= {
-      if (ProbeSources.lines(SparkLines.all.map(_.id)).contains(line.id)) Seq(Tests.Filter(ProbeSources.isProbe))
-      else Nil
-    },
+    Test / testOptions ++= (if (ProbeSources.only(line)) Seq(Tests.Filter(ProbeSources.isProbe)) else Nil),
     // Spark from a wheel is compiled against unmanaged jars (above); the published POM still declares it, as
     // "provided". So is the Spark Connect server, whose plugin interfaces jvm/connect implements (docs/connect.md).
     // Spark from Maven Central (and 3.5's Connect) is a "provided" library dependency, in the POM already.

@@ -11,9 +11,13 @@ object ProbeSources {
 
   def isProbe(suiteName: String): Boolean = suites.exists(suiteName.endsWith)
 
-  /** The projects (sbt ids) that run only the probes, from SPARK_SUPPRESS_TEST_PROBES_ONLY; refuses unknown ids. */
-  def lines(known: Seq[String]): Set[String] = {
+  /**
+   * Whether `line` runs only the probes: SPARK_SUPPRESS_TEST_PROBES_ONLY names its project. Refuses names that are not
+   * projects.
+   */
+  def only(line: SparkLine): Boolean = {
     val named = sys.env.getOrElse("SPARK_SUPPRESS_TEST_PROBES_ONLY", "").split(",").filter(_.nonEmpty).toSet
+    val known = SparkLines.all.map(_.id)
     // A line name (3.5_2.12) instead of a project id would silently run every suite.
     val unknown = named -- known
     if (unknown.nonEmpty)
@@ -21,10 +25,11 @@ object ProbeSources {
         s"SPARK_SUPPRESS_TEST_PROBES_ONLY names ${unknown.mkString(", ")}, which are not sbt projects; give " +
           s"project ids, e.g. ${known.mkString(",")}"
       )
-    named
+    named.contains(line.id)
   }
 
   private val Definition = """\b(?:class|object|trait|interface|enum)\s+([A-Za-z_]\w*)""".r
+  private val Word = """\w+""".r
 
   /**
    * The probe suites' files among `sources` and every file they use, directly or not: a file is used when an included
@@ -33,13 +38,12 @@ object ProbeSources {
   def closure(sources: Seq[File]): Seq[File] = {
     val text = sources.map(f => f -> new String(Files.readAllBytes(f.toPath), "UTF-8")).toMap
     val defines = text.map { case (f, t) => f -> Definition.findAllMatchIn(t).map(_.group(1)).toSet }
+    val words = text.map { case (f, t) => f -> Word.findAllIn(t).toSet }
     val included = scala.collection.mutable.Set(sources.filter(f => isProbe(f.getName.stripSuffix(".scala"))): _*)
     var frontier = included.toList
     while (frontier.nonEmpty) {
-      val using = frontier.map(text)
-      frontier = sources.filter { f =>
-        !included.contains(f) && defines(f).exists(n => using.exists(t => s"\\b$n\\b".r.findFirstIn(t).isDefined))
-      }.toList
+      val named = frontier.flatMap(words).toSet
+      frontier = sources.filter(f => !included.contains(f) && defines(f).exists(named)).toList
       included ++= frontier
     }
     sources.filter(included.contains)
