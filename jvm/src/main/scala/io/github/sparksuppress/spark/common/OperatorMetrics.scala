@@ -21,21 +21,20 @@ private[sparksuppress] final class OperatorMetricsAccumulator
   /** The driver's registry entry for this operator: whatever keeps the plan (and so this) alive keeps it too. */
   @transient @volatile private[common] var owner: AnyRef = _
 
-  // While the task's thread adds to these maps, the executor's heartbeat thread reads them: it asks `isZero`, and
-  // then either serializes this very accumulator for the driver (a cluster) or hands it to the driver, which reads its
-  // `value` (local mode). Concurrent maps can be iterated and serialized while they change; a HashMap serialized while
-  // a name is added writes a stream the driver cannot read. The sums' pairs are replaced, never changed in place, so
-  // that a reader sees a sum with its own count.
+  // Only the task's own thread writes these maps, but the executor's heartbeat thread reads them meanwhile: it asks
+  // `isZero`, then either serializes this very accumulator for the driver (a cluster) or hands it to the driver, whose
+  // `value` reads it (local mode). Concurrent maps can be iterated and serialized while they change (a HashMap
+  // serialized while a name is added writes a stream the driver cannot read); a sum and its count are replaced as a
+  // new pair, never changed in place, so a reader sees them together. Spark also registers an accumulator with its
+  // task while deserializing it, before this class's fields are read: an exception in `isZero` then would stop the
+  // heartbeats for good (the driver later takes the executor for lost), so what reads a map takes a missing one for
+  // an empty one.
   private var counters = new ConcurrentHashMap[String, java.lang.Long]()
   private var gauges = new ConcurrentHashMap[String, java.lang.Long]() // "name\u0000shard" -> value
   private var gaugeDeltas = new ConcurrentHashMap[String, java.lang.Long]()
   private var maxima = new ConcurrentHashMap[String, java.lang.Long]()
   private var sums = new ConcurrentHashMap[String, Array[Double]]() // name -> (sum, count)
 
-  // Spark registers an accumulator with its task while deserializing it, before the fields of this class are read,
-  // and the executor's heartbeat thread may then ask it `isZero` (an exception there stops the heartbeats for good:
-  // the driver later takes the executor for lost) or, on a cluster, send it to the driver, whose `value` reads it.
-  // So what reads the maps takes a missing one for an empty one; only the task's own thread writes them.
   private def read[V](m: ConcurrentHashMap[String, V]): java.util.Map[String, V] =
     if (m == null) java.util.Collections.emptyMap[String, V]() else m
 
