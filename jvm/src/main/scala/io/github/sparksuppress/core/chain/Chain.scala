@@ -1,5 +1,7 @@
 package io.github.sparksuppress.core.chain
 
+import io.github.sparksuppress.compat.tabulate
+
 /**
  * Several operators on the same key run as one, as Kafka runs a sub-topology within a task: each node keeps its own
  * state and stream time, and whatever a node forwards is processed by the next node at once, before the forwarding
@@ -18,14 +20,14 @@ final class Chain[K](val nodes: IndexedSeq[ChainNode[K]], observer: (Int, ChainR
   private[this] var sink: ChainOutput[K] = _
 
   /** What node i forwards goes to node i + 1, or to the sink for the last node. */
-  private[this] val links: IndexedSeq[ChainOutput[K]] = nodes.indices.map { i =>
-    new ChainOutput[K] {
-      def forward(record: ChainRecord[K]): Unit = {
-        if (observer != null) observer(i, record)
-        if (i + 1 < nodes.length) nodes(i + 1).process(record, links(i + 1)) else sink.forward(record)
-      }
-      override def late(record: ChainRecord[K]): Unit = sink.late(record)
+  private[this] val links: IndexedSeq[ChainOutput[K]] = tabulate(nodes.length)(new Link(_))
+
+  private final class Link(i: Int) extends ChainOutput[K] {
+    def forward(record: ChainRecord[K]): Unit = {
+      if (observer != null) observer(i, record)
+      if (i + 1 < nodes.length) nodes(i + 1).process(record, links(i + 1)) else sink.forward(record)
     }
+    override def late(record: ChainRecord[K]): Unit = sink.late(record)
   }
 
   /** Feeds one input record to the first node. */

@@ -1,12 +1,14 @@
 package io.github.sparksuppress.spark.chain
 
 import scala.collection.mutable.ArrayBuffer
+import scala.reflect.ClassTag
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.expressions.GenericRow
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
+import io.github.sparksuppress.compat.tabulate
 import io.github.sparksuppress.core.IdleClock
 import io.github.sparksuppress.core.chain.{Chain, ChainNode, ChainOutput, ChainRecord, JoinNode, WindowBounds => Bounds}
 import io.github.sparksuppress.spark.common.{FlaggedRows, InputRule, KeyEncoding, OperatorMetricsAccumulator}
@@ -139,13 +141,13 @@ final class ChainFunction(p: ChainParams)
   ): Iterator[Row] = {
     val batch =
       if (state.hasTimedOut) Array.empty[Row]
-      else if (mapSide != null) rows.toArray
-      else rows.filter(_.getInt(Side) != Heartbeat).toArray
+      else if (mapSide != null) rows.toArray(ChainFunction.RowTag)
+      else rows.filter(_.getInt(Side) != Heartbeat).toArray(ChainFunction.RowTag)
     if (mapSide != null && mapSide.summaries(batch)) { // they share one group, of their own
       mapSide.summarize(batch, state.getCurrentWatermarkMs(), firstMetrics)
       return Iterator.empty
     }
-    val nodes = p.nodes.indices.map(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
+    val nodes = tabulate(p.nodes.length)(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
     val restored = state.getOption match {
       case Some(bytes) => ChainState.read(bytes, p, nodes, group)
       case None => ChainState.Restored(ChainState.NoEpoch, ChainState.newClocks(p))
@@ -155,7 +157,8 @@ final class ChainFunction(p: ChainParams)
     // Where state is per key, the gauges change by what this call changed (what state from an earlier run holds was
     // not counted in this run yet).
     val gaugesBefore =
-      if (p.metrics.isEmpty || !p.perKey || !seenThisRun) null else nodes.indices.map(i => p.nodes(i).gauges(nodes(i)))
+      if (p.metrics.isEmpty || !p.perKey || !seenThisRun) null
+      else tabulate(nodes.length)(i => p.nodes(i).gauges(nodes(i)))
     if (p.metrics.nonEmpty && !seenThisRun) nodes.indices.foreach(i => p.nodes(i).opened(nodes(i)))
     val forwarded = new Array[Long](nodes.length)
     val chain = new Chain[ChainKey](nodes, if (p.metrics.isEmpty) null else (i, _) => forwarded(i) += 1)
@@ -190,11 +193,15 @@ final class ChainFunction(p: ChainParams)
       if (firstMetrics != null) firstMetrics.count("dropped", dropped)
     }
 
+    var holds = false
+    var clockAhead = false
     var i = 0
-    while (i < nodes.length) { clocks(i).foreach(_.observe(idleBase(chain, i, watermark), now)); i += 1 }
-
-    val holds = nodes.indices.exists(i => !p.nodes(i).isEmpty(nodes(i)))
-    val clockAhead = clocks.exists(_.exists(_.aheadOf(watermark)))
+    while (i < nodes.length) {
+      clocks(i).foreach(_.observe(idleBase(chain, i, watermark), now))
+      holds ||= !p.nodes(i).isEmpty(nodes(i))
+      clockAhead ||= clocks(i).exists(_.aheadOf(watermark))
+      i += 1
+    }
     if (p.perKey && !holds && !clockAhead) {
       // A key's stream time is the watermark once it holds nothing; only an idle clock ahead of it must be kept.
       state.remove()
@@ -239,10 +246,13 @@ final class ChainFunction(p: ChainParams)
       val metrics = p.metrics(i)
       if (metrics != null) {
         p.nodes(i).report(nodes(i), NodeCall(forwarded(i), metrics, shardNumber, latency))
-        val before = if (gaugesBefore == null) Map.empty[String, Long] else gaugesBefore(i).toMap
-        p.nodes(i).gauges(nodes(i)).foreach { case (name, value) =>
-          if (p.perKey) metrics.gaugeDelta(name, value - before.getOrElse(name, 0L))
-          else metrics.gauge(name, shardNumber, value)
+        val gauges = p.nodes(i).gauges(nodes(i))
+        if (gauges.nonEmpty) {
+          val before = if (gaugesBefore == null) Map.empty[String, Long] else gaugesBefore(i).toMap
+          gauges.foreach { case (name, value) =>
+            if (p.perKey) metrics.gaugeDelta(name, value - before.getOrElse(name, 0L))
+            else metrics.gauge(name, shardNumber, value)
+          }
         }
       }
       i += 1
@@ -340,6 +350,11 @@ final class ChainFunction(p: ChainParams)
     val c = Integer.compare(b.getInt(Side), a.getInt(Side)) // table updates first
     if (c != 0) c else java.lang.Long.compare(a.getLong(Seq), b.getLong(Seq))
   }
+}
+
+private object ChainFunction {
+  // Given once: an implicit ClassTag[Row] is looked up again for every group.
+  val RowTag: ClassTag[Row] = ClassTag(classOf[Row])
 }
 
 /**

@@ -2,6 +2,7 @@ package io.github.sparksuppress.spark.chain
 
 import java.nio.charset.StandardCharsets.UTF_8
 
+import io.github.sparksuppress.compat.tabulate
 import io.github.sparksuppress.core.{ByteReader, ByteWriter, IdleClock}
 import io.github.sparksuppress.core.chain.ChainNode
 import io.github.sparksuppress.spark.common.StateHeader
@@ -95,7 +96,7 @@ private[chain] object ChainState {
     StateHeader.decoding(in, p.operator, "chain state") {
       val format = StateHeader.requireFormat(in.readByte(), Formats, p.operator, "chain state")
       readNodes(in, p, nodes, format, keyCodec(p, group, format))
-      val clocks = nodes.indices.map { i =>
+      val clocks = tabulate(nodes.length) { i =>
         IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
       }
       Restored(if (format >= FormatWithDescriptors) in.readZigZag() else NoEpoch, clocks)
@@ -104,7 +105,7 @@ private[chain] object ChainState {
 
   /** Each node's idle clock in a group without stored state. */
   def newClocks(p: ChainParams): IndexedSeq[Option[IdleClock]] =
-    p.nodes.indices.map(p.idleTimeout(_).map(new IdleClock(_)))
+    tabulate(p.nodes.length)(p.idleTimeout(_).map(new IdleClock(_)))
 
   private val Formats =
     Seq(

@@ -31,7 +31,7 @@ private[spark] object StateHeader {
 
   /** Refuses a stored format byte this version does not read; returns it. */
   def requireFormat(stored: Int, formats: Seq[Int], operator: String, what: String): Int = {
-    if (!formats.contains(stored)) {
+    if (!formats.exists(_ == stored)) { // not contains: it compares boxed, on every key's state it reads
       val readable = if (formats.length == 1) formats.head.toString
       else formats.init.mkString(", ") + " or " + formats.last
       throw new IllegalStateException(
