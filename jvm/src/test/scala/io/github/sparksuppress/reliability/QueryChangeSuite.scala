@@ -279,20 +279,20 @@ class QueryChangeSuite extends SparkSessionSuite {
       run.stop()
       // Every stored value starts with the format byte and the operator's name (StateHeader): format 1, or 2 (an idle
       // timeout's), then the length-prefixed name. A suppress or a windowed aggregation is a chain of one: its state
-      // (ChainState) starts with format 6, one node, the kind's code (suppress 0, aggregate_windowed 1) and the
-      // length-prefixed name.
+      // (ChainState) starts with format 7, one node, the kind's code (suppress 0, aggregate_windowed 1) and the
+      // length-prefixed name. Each is rewritten to format 99, which no version has written yet.
       val name = op.name.getBytes(StandardCharsets.UTF_8)
       val headers = Seq(1, 2).map(f => Array[Byte](f.toByte, (name.length + 1).toByte) ++ name) ++
-        Seq(0, 1).map(kind => Array[Byte](6, 1, kind.toByte, (name.length + 1).toByte) ++ name)
+        Seq(0, 1).map(kind => Array[Byte](7, 1, kind.toByte, (name.length + 1).toByte) ++ name)
       val deltas = FileSinkRun.files(new File(run.checkpoint, "state")).filter(_.getName.endsWith(".delta"))
       val rewritten = deltas.map(f =>
         StateStoreAccess.rewriteDeltaValues(
           f,
           spark.sparkContext.getConf,
           v => {
-            // The earliest header found: format 6's kind code 1 followed by the name also reads as format 1's.
+            // The earliest header found: format 7's kind code 1 followed by the name also reads as format 1's.
             val at = headers.map(v.indexOfSlice(_)).filter(_ >= 0).reduceOption(_ min _).getOrElse(-1)
-            if (at < 0) v else v.updated(at, 7.toByte)
+            if (at < 0) v else v.updated(at, 99.toByte)
           }
         )
       ).sum
@@ -303,7 +303,7 @@ class QueryChangeSuite extends SparkSessionSuite {
       val m = messages(e)
       assert(
         m.contains(op.name) && m.contains(": the stored") && m.contains(
-          "has format 7, but this spark-suppress version reads format 1"
+          "has format 99, but this spark-suppress version reads format 1"
         ),
         m
       )

@@ -149,7 +149,7 @@ final class ChainFunction(p: ChainParams)
     }
     val nodes = tabulate(p.nodes.length)(i => p.nodes(i).newNode(if (p.metrics.isEmpty) null else p.metrics(i)))
     val restored = state.getOption match {
-      case Some(bytes) => ChainState.read(bytes, p, nodes, group)
+      case Some(bytes) => ChainState.read(bytes, p, nodes, group, groupKey)
       case None => ChainState.Restored(ChainState.NoEpoch, ChainState.newClocks(p))
     }
     val clocks = restored.clocks
@@ -211,7 +211,7 @@ final class ChainFunction(p: ChainParams)
       batch.nonEmpty || !p.joinReleases || p.onWallClock ||
       nodes.head.asInstanceOf[JoinNode[ChainKey]].buffered != waiting
     ) {
-      state.update(ChainState.write(p, nodes, clocks, p.epoch, group))
+      state.update(ChainState.write(p, nodes, clocks, p.epoch, groupKey))
     }
     if (p.metrics.nonEmpty) report(group, nodes, forwarded, gaugesBefore, state)
     if (p.wallClockOnly) {

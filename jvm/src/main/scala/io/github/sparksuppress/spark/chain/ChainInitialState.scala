@@ -37,6 +37,6 @@ private[chain] final class ChainInitialState(p: ChainParams, key: Int, values: I
       val gone = !r.isNullAt(deleted) && r.getBoolean(deleted)
       join.table(ChainRecord(k, null, if (gone) null else r.getStruct(value), r.getLong(time), gone), nowhere)
     }
-    (shard, ChainState.write(p, nodes, ChainState.newClocks(p), ChainState.NoEpoch, shard))
+    (shard, ChainState.write(p, nodes, ChainState.newClocks(p), ChainState.NoEpoch, groupKey = null))
   }
 }

@@ -12,11 +12,13 @@ import io.github.sparksuppress.spark.common.StateHeader
  * and clock, in chain order, then every node's idle clock.
  *
  * {{{
- *   format 6 (1 byte) | node count (varint)
+ *   format 7 (1 byte) | node count (varint)
  *     | per node: its operator kind (1 byte, [[KindCodes]]), the name the user gave it (bytes, empty if none), the
  *       fingerprint of what its state depends on (zig-zag), its state (NodeSpec)
  *     | per node: 1 and its IdleClock's fields, or 0 | run epoch (zig-zag)
- *     where the chain's state is per key, its keys are stored without their bytes (Spark's group holds them,
+ *     where the chain's state is per key, its keys are not stored at all (Spark's group is the key,
+ *     [[ChainKeyCodec.ofKey]])
+ *   format 6 (read only): as format 7, but per-key state stores its keys' values (not their bytes,
  *     [[ChainKeyCodec.ofGroup]])
  *   format 5 (read only): as format 6 with each kind's name (bytes) and every key's bytes
  *     | per node: its operator kind (bytes), the name the user gave it (bytes, empty if none), the fingerprint of
@@ -50,24 +52,27 @@ private[chain] object ChainState {
    */
   val FormatWithJoinDescriptors: Int = 5
 
-  /** The format written: format 5, each kind as one byte, and per-key state without its keys' bytes. */
+  /** Format 5, each kind as one byte, and per-key state without its keys' bytes. */
   val FormatCompact: Int = 6
+
+  /** The format written: format 6, and per-key state without its keys' values either. */
+  val FormatBareKeys: Int = 7
 
   /** The epoch of state written by no run (a join's initial versions; state of formats 1 and 2). */
   val NoEpoch: Long = Long.MinValue
 
-  /** Writes the state of `group` (a shard, or the key's bytes where the chain's state is per key). */
+  /** Writes a group's state; `groupKey` is the key where the chain's state is per key (null for a shard). */
   def write(
       p: ChainParams,
       nodes: IndexedSeq[ChainNode[ChainKey]],
       clocks: IndexedSeq[Option[IdleClock]],
       epoch: Long,
-      group: Array[Byte]
+      groupKey: ChainKey
   ): Array[Byte] = {
     val out = new ByteWriter(256)
-    out.writeByte(FormatCompact)
+    out.writeByte(FormatBareKeys)
     out.writeVarLong(nodes.length.toLong)
-    val keys = keyCodec(p, group, FormatCompact)
+    val keys = if (p.perKey) p.keys.ofKey(groupKey) else p.keys
     var i = 0
     while (i < nodes.length) {
       out.writeByte(kindCode(p.nodes(i)))
@@ -88,14 +93,20 @@ private[chain] object ChainState {
   final case class Restored(epoch: Long, clocks: IndexedSeq[Option[IdleClock]])
 
   /**
-   * Restores `nodes` from the state of `group` (as [[write]] has it); each node's idle clock follows `p.idleTimeouts`
-   * (restored, new or none).
+   * Restores `nodes` from the state of `group` (as [[write]] has it; `groupKey` is the key, its bytes `group`, where
+   * the chain's state is per key); each node's idle clock follows `p.idleTimeouts` (restored, new or none).
    */
-  def read(bytes: Array[Byte], p: ChainParams, nodes: IndexedSeq[ChainNode[ChainKey]], group: Array[Byte]): Restored = {
+  def read(
+      bytes: Array[Byte],
+      p: ChainParams,
+      nodes: IndexedSeq[ChainNode[ChainKey]],
+      group: Array[Byte],
+      groupKey: ChainKey
+  ): Restored = {
     val in = new ByteReader(bytes)
     StateHeader.decoding(in, p.operator, "chain state") {
       val format = StateHeader.requireFormat(in.readByte(), Formats, p.operator, "chain state")
-      readNodes(in, p, nodes, format, keyCodec(p, group, format))
+      readNodes(in, p, nodes, format, keyCodec(p, group, groupKey, format))
       val clocks = tabulate(nodes.length) { i =>
         IdleClock.readStored(format != Format && in.readByte() == 1, p.idleTimeout(i), in)
       }
@@ -114,7 +125,8 @@ private[chain] object ChainState {
       FormatWithDescriptors,
       FormatWithFingerprints,
       FormatWithJoinDescriptors,
-      FormatCompact
+      FormatCompact,
+      FormatBareKeys
     )
 
   /** Every node kind, by its code in format 6 (append only: a code, once written, keeps its kind). */
@@ -128,8 +140,10 @@ private[chain] object ChainState {
     "map_values"
   )
 
-  private def keyCodec(p: ChainParams, group: Array[Byte], format: Int): ChainKeyCodec =
-    if (p.perKey && format >= FormatCompact) p.keys.ofGroup(group) else p.keys
+  private def keyCodec(p: ChainParams, group: Array[Byte], groupKey: ChainKey, format: Int): ChainKeyCodec =
+    if (!p.perKey || format < FormatCompact) p.keys
+    else if (format == FormatCompact) p.keys.ofGroup(group)
+    else p.keys.ofKey(groupKey)
 
   private def readKind(in: ByteReader, format: Int): String =
     if (format < FormatCompact) new String(in.readBytes(), UTF_8)

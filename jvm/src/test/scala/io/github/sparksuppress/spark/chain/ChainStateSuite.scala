@@ -57,9 +57,9 @@ class ChainStateSuite extends AnyFunSuite {
     val p = params(Some("alerts"))
     val node = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
     node.process(io.github.sparksuppress.core.chain.ChainRecord(key, null, row, 5000L, false), null)
-    val bytes = ChainState.write(p, IndexedSeq(node), IndexedSeq(None), epoch = 42L, shard)
+    val bytes = ChainState.write(p, IndexedSeq(node), IndexedSeq(None), epoch = 42L, groupKey = null)
     val back = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
-    val restored = ChainState.read(bytes, p, IndexedSeq(back), shard)
+    val restored = ChainState.read(bytes, p, IndexedSeq(back), shard, null)
     assert(restored.epoch === 42L)
     assert(back.streamTime === 5000L)
     assert(buffered(back) === Seq(("a", 5000L, 7L, 5000L)))
@@ -67,12 +67,14 @@ class ChainStateSuite extends AnyFunSuite {
 
   test("the current format refuses state stored under another operator's name") {
     val node = spec.newNode()
-    val bytes = ChainState.write(params(Some("orders")), IndexedSeq(node), IndexedSeq(None), epoch = 1L, shard)
+    val bytes =
+      ChainState.write(params(Some("orders")), IndexedSeq(node), IndexedSeq(None), epoch = 1L, groupKey = null)
     val e = intercept[IllegalStateException](ChainState.read(
       bytes,
       params(Some("alerts")),
       IndexedSeq(spec.newNode()),
-      shard
+      shard,
+      null
     ))
     assert(e.getMessage.contains("belongs to the operator named 'orders'"), e.getMessage)
   }
@@ -87,7 +89,7 @@ class ChainStateSuite extends AnyFunSuite {
     out.writeZigZag(5000L)
     out.writeVarLong(1000000000L)
     val e = intercept[IllegalStateException](
-      ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(spec.newNode()), shard)
+      ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(spec.newNode()), shard, null)
     )
     assert(e.getMessage.startsWith("suppress 'alerts': the stored chain state cannot be read"), e.getMessage)
     assert(e.getMessage.contains("malformed state: 1000000000 columns in the 0 bytes left"), e.getMessage)
@@ -115,7 +117,7 @@ class ChainStateSuite extends AnyFunSuite {
     out.writeByte(1)
     new RowCodec(schema).writeRow(out, row)
     val node = spec.newNode().asInstanceOf[SuppressNode[ChainKey]]
-    val restored = ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(node), shard)
+    val restored = ChainState.read(out.toByteArray, params(Some("alerts")), IndexedSeq(node), shard, null)
     assert(restored.epoch === ChainState.NoEpoch)
     assert(restored.clocks === IndexedSeq(None))
     assert(node.streamTime === 5000L)

@@ -63,18 +63,19 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
   private def node(n: ChainNode[ChainKey]) =
     n.asInstanceOf[WindowedAggregateNode[ChainKey, InputRecord, AggregateBuffer]]
 
-  // The key's bytes, unlike its values' encoding anywhere in the state: per-key state must not store them.
+  // The key's bytes and values, unlike anything else in the state: per-key state must store neither.
   private val group = Array[Byte](0x7f, 0x7e, 0x7d)
+  private val keyValue = "key-value-7"
+  private val groupKey = new ChainKey(group, Row(keyValue))
 
   private def counted(s: WindowedAggregateNodeSpec): ChainNode[ChainKey] = {
     val n = s.newNode()
-    val key = new ChainKey(group, Row("a"))
-    n.process(ChainRecord(key, null, Row("a", new java.sql.Timestamp(3L), 7L, "x"), 3L, false), null)
+    n.process(ChainRecord(groupKey, null, Row(keyValue, new java.sql.Timestamp(3L), 7L, "x"), 3L, false), null)
     n
   }
 
   private def stored(s: WindowedAggregateNodeSpec, name: Option[String] = Some("counts")): Array[Byte] =
-    ChainState.write(params(s, name), IndexedSeq(counted(s)), IndexedSeq(None), epoch = 1L, group)
+    ChainState.write(params(s, name), IndexedSeq(counted(s)), IndexedSeq(None), epoch = 1L, groupKey)
 
   private def containsSlice(bytes: Array[Byte], slice: Array[Byte]): Boolean =
     bytes.indices.exists(i => bytes.slice(i, i + slice.length).sameElements(slice))
@@ -84,7 +85,7 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
   test("windows and buffers come back as stored; first/last forget the call's arrival order") {
     val s = spec(tumbling, 1L)
     val back = s.newNode()
-    ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(back), group)
+    ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(back), group, groupKey)
     val a = node(back)
     assert(a.streamTime === 3L)
     val windows = a.aggregators.firstEntry().getValue.windows
@@ -100,30 +101,67 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
       written,
       params(other, Some("counts")),
       IndexedSeq(other.newNode()),
-      group
+      group,
+      groupKey
     ))
     assert(changed.getMessage.startsWith("aggregate_windowed 'counts': the checkpoint's state was written for other " +
       "windows, aggregations or key types") && changed.getMessage.contains("start from a new checkpoint"))
     val same = spec(tumbling, 1L)
     val renamed = intercept[IllegalStateException](
-      ChainState.read(written, params(same, Some("sessions")), IndexedSeq(same.newNode()), group)
+      ChainState.read(written, params(same, Some("sessions")), IndexedSeq(same.newNode()), group, groupKey)
     )
     assert(renamed.getMessage.contains("belongs to the operator named 'counts'"))
     val future = written.clone()
     future(0) = 9
     assert(intercept[IllegalStateException](
-      ChainState.read(future, params(same, Some("counts")), IndexedSeq(same.newNode()), group)
+      ChainState.read(future, params(same, Some("counts")), IndexedSeq(same.newNode()), group, groupKey)
     ).getMessage.contains("has format 9"))
   }
 
-  test("per-key state (format 6) stores its key's values but not its bytes: the group gives them back") {
+  test("per-key state (format 7) stores neither its key's bytes nor its values: the group gives them back") {
     val s = spec(tumbling, 1L)
     val bytes = stored(s)
-    assert(bytes(0) === ChainState.FormatCompact)
+    assert(bytes(0) === ChainState.FormatBareKeys)
     assert(!containsSlice(bytes, group), "the key's bytes are stored")
+    assert(!containsSlice(bytes, keyValue.getBytes(UTF_8)), "the key's values are stored")
     val back = s.newNode()
-    ChainState.read(bytes, params(s, Some("counts")), IndexedSeq(back), group)
-    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row("a"))
+    ChainState.read(bytes, params(s, Some("counts")), IndexedSeq(back), group, groupKey)
+    assert(restoredKey(back) eq groupKey)
+    assert(inputs.buffers.results(node(back).aggregators.firstEntry().getValue.windows(0).buffer).toSeq ===
+      Seq(1L, 7L, "x"))
+  }
+
+  test("per-key state refuses to store, or read back, a key other than its group's") {
+    val s = spec(tumbling, 1L)
+    val other = new ChainKey(Array[Byte](1), Row("b"))
+    val stray = intercept[IllegalStateException](
+      ChainState.write(params(s, Some("counts")), IndexedSeq(counted(s)), IndexedSeq(None), epoch = 1L, other)
+    )
+    assert(stray.getMessage.contains("other than its group's"), stray.getMessage)
+    val keyless = intercept[IllegalStateException](
+      ChainState.read(stored(s), params(s, Some("counts")), IndexedSeq(s.newNode()), group, null)
+    )
+    assert(keyless.getMessage.contains("cannot be read") && keyless.getMessage.contains("other than its group's"))
+  }
+
+  test("per-key state of format 6 (each key's values, not its bytes) still reads") {
+    val s = spec(tumbling, 1L)
+    val out = new ByteWriter()
+    out.writeByte(ChainState.FormatCompact)
+    out.writeVarLong(1)
+    out.writeByte(1) // aggregate_windowed
+    out.writeBytes("counts".getBytes(UTF_8))
+    out.writeZigZag(1L)
+    s.write(counted(s), out, keys.ofGroup(group)) // as format 6 stored it: the key's values alone
+    out.writeByte(0)
+    out.writeZigZag(1L)
+    assert(containsSlice(out.toByteArray, keyValue.getBytes(UTF_8)) && !containsSlice(out.toByteArray, group))
+    val back = s.newNode()
+    val restored = ChainState.read(out.toByteArray, params(s, Some("counts")), IndexedSeq(back), group, groupKey)
+    assert(restored.epoch === 1L)
+    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row(keyValue))
+    assert(inputs.buffers.results(node(back).aggregators.firstEntry().getValue.windows(0).buffer).toSeq ===
+      Seq(1L, 7L, "x"))
   }
 
   test("per-key state of format 5 (kind by name, every key with its bytes) still reads") {
@@ -140,9 +178,10 @@ class WindowedAggregateStateSuite extends AnyFunSuite {
     assert(containsSlice(out.toByteArray, group))
     val back = s.newNode()
     // Another group's bytes: format 5 reads each key's own.
-    val restored = ChainState.read(out.toByteArray, params(s, Some("counts")), IndexedSeq(back), Array[Byte](1))
+    val restored =
+      ChainState.read(out.toByteArray, params(s, Some("counts")), IndexedSeq(back), Array[Byte](1), groupKey)
     assert(restored.epoch === 1L)
-    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row("a"))
+    assert(restoredKey(back).bytes.sameElements(group) && restoredKey(back).values === Row(keyValue))
     assert(inputs.buffers.results(node(back).aggregators.firstEntry().getValue.windows(0).buffer).toSeq ===
       Seq(1L, 7L, "x"))
   }
