@@ -72,7 +72,7 @@ private[chain] object ChainState {
     val out = new ByteWriter(256)
     out.writeByte(FormatBareKeys)
     out.writeVarLong(nodes.length.toLong)
-    val keys = if (p.perKey) p.keys.ofKey(groupKey) else p.keys
+    val keys = keyCodec(p, group = null, groupKey, FormatBareKeys)
     var i = 0
     while (i < nodes.length) {
       out.writeByte(kindCode(p.nodes(i)))
