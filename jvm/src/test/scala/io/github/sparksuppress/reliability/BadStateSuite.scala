@@ -35,7 +35,7 @@ class BadStateSuite extends SparkSessionSuite {
 
   /** A run of `op` stopped with records in its state; returns it and its newest state file holding the most. */
   private def stoppedRun(op: OperatorUnderTest): (FileSinkRun, File) = {
-    val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-bad-state"))
+    val run = new FileSinkRun(spark, op.inputs, tempDir("rel-bad-state"))
     run.start(op.build(run.inputs))
     op.generate(seed = 5L, steps = 4).foreach(run.feed)
     run.stop()
@@ -151,12 +151,12 @@ class BadStateSuite extends SparkSessionSuite {
   for (op <- damagedFileOperators) {
     test(s"$op: a checkpoint that becomes unwritable mid-run fails the query; once writable, nothing lost or doubled") {
       val steps = op.generate(seed = 8L, steps = 8)
-      val reference = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-unwritable-ref"))
+      val reference = new FileSinkRun(spark, op.inputs, tempDir("rel-unwritable-ref"))
       reference.start(op.build(reference.inputs))
       steps.foreach(reference.feed)
       reference.stop()
 
-      val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-unwritable"))
+      val run = new FileSinkRun(spark, op.inputs, tempDir("rel-unwritable"))
       run.start(op.build(run.inputs))
       steps.take(4).foreach(run.feed)
       val checkpoint = new File(run.checkpoint)

@@ -26,7 +26,7 @@ import org.apache.spark.sql.types.StructType
  * idle: it gets a 20 ms trigger, and a feed waits for the batch that read its rows and the one after it (which runs
  * with the watermark those rows moved), counted by a listener.
  */
-final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], val dir: File) {
+final class FileSinkRun(spark: SparkSession, specs: Seq[InputSpec], dir: String) {
   private val streams: Map[String, MemoryStream[Row]] =
     specs.map(s => s.name -> MemoryStream[Row](Encoders.row(s.schema), spark.sqlContext)).toMap
 
@@ -146,8 +146,6 @@ object FileSinkRun {
 
   /** Session settings the file sink runs need: one file-sink log file per batch (no compaction). */
   val conf: Map[String, String] = Map("spark.sql.streaming.fileSink.log.compactInterval" -> "100000")
-
-  def tempDir(prefix: String): File = Files.createTempDirectory(prefix).toFile
 
   /** Input rows and executed batches of the runs of one query (a batch run again after a restart counts twice). */
   private final class BatchCounter extends StreamingQueryListener {

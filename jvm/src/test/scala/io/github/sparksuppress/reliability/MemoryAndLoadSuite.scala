@@ -72,7 +72,7 @@ class MemoryAndLoadSuite extends SparkSessionSuite {
   test("shutDownWhenFull stops at the bound with the documented error; raising the bound restarts the checkpoint") {
     spark.conf.set("spark.sql.shuffle.partitions", "1")
     val run =
-      try new FileSinkRun(spark, Seq(InputSpec("updates", updates, Some("ts"))), FileSinkRun.tempDir("rel-strict"))
+      try new FileSinkRun(spark, Seq(InputSpec("updates", updates, Some("ts"))), tempDir("rel-strict"))
       finally spark.conf.set("spark.sql.shuffle.partitions", "2")
     def op(bound: Long) = run.inputs("updates").transform(Suppress(
       "key",

@@ -35,7 +35,7 @@ class QueryChangeSuite extends SparkSessionSuite {
   ))
   private def feed(run: FileSinkRun, rows: Row*): Unit = run.feed(Step("updates", rows))
   private def newRun(inputs: Seq[InputSpec] = Seq(InputSpec("updates", updates, Some("ts")))): FileSinkRun =
-    new FileSinkRun(spark, inputs, FileSinkRun.tempDir("rel-query-change"))
+    new FileSinkRun(spark, inputs, tempDir("rel-query-change"))
 
   private def suppress(name: String, limit: Long): DataFrame => DataFrame =
     _.transform(Suppress("key", "ts", Suppressed.untilTimeLimit(ms(limit), BufferConfig.unbounded()).withName(name)))
@@ -248,7 +248,7 @@ class QueryChangeSuite extends SparkSessionSuite {
   ) {
     // Refused when stored state is first read: batches of keys with no stored state may run before that.
     test(s"$op: a value column whose type changed since the state was stored is refused, naming the operator") {
-      val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-type-change"))
+      val run = new FileSinkRun(spark, op.inputs, tempDir("rel-type-change"))
       run.start(op.build(run.inputs))
       op.generate(seed = 9L, steps = 6).foreach(run.feed)
       run.stop()
@@ -273,7 +273,7 @@ class QueryChangeSuite extends SparkSessionSuite {
     )
   ) {
     test(s"$op: stored state of another format version is refused with a message saying so") {
-      val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-format"))
+      val run = new FileSinkRun(spark, op.inputs, tempDir("rel-format"))
       run.start(op.build(run.inputs))
       op.generate(seed = 3L, steps = 4).foreach(run.feed)
       run.stop()

@@ -40,7 +40,7 @@ abstract class RestartEquivalenceSuite(provider: Option[String]) extends SparkSe
       val stream = op.generate(seed = op.name.hashCode.toLong, steps)
 
       val began = System.nanoTime()
-      val reference = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-reference"))
+      val reference = new FileSinkRun(spark, op.inputs, tempDir("rel-reference"))
       reference.start(op.build(reference.inputs))
       val bufferedAfter = stream.map { s => reference.feed(s); op.buffered(reference.running) }
       reference.stop()
@@ -53,7 +53,7 @@ abstract class RestartEquivalenceSuite(provider: Option[String]) extends SparkSe
       val points = (0 until stops).map(j => candidates(j * candidates.length / stops)).zipWithIndex
         .map { case (i, j) => i -> StopKind.all(j % StopKind.all.length) }.toMap
 
-      val restarted = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-restarted"))
+      val restarted = new FileSinkRun(spark, op.inputs, tempDir("rel-restarted"))
       restarted.start(op.build(restarted.inputs))
       stream.zipWithIndex.foreach { case (step, i) =>
         points.get(i) match {

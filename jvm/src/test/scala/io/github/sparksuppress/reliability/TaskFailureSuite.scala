@@ -25,7 +25,7 @@ class TaskFailureSuite extends SparkSessionSuite {
   override protected def extraConf: Map[String, String] = FileSinkRun.conf
 
   private def run(op: OperatorUnderTest, stream: Seq[Step], inject: Boolean): Seq[Seq[String]] = {
-    val run = new FileSinkRun(spark, op.inputs, FileSinkRun.tempDir("rel-task-failure"))
+    val run = new FileSinkRun(spark, op.inputs, tempDir("rel-task-failure"))
     val built = op.build(run.inputs)
     run.start(built.mapPartitions(new FailFirstAttempt(inject))(Encoders.row(built.schema)))
     stream.foreach(run.feed)

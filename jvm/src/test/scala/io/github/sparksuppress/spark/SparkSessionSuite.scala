@@ -1,10 +1,13 @@
 package io.github.sparksuppress.spark
 
-import java.nio.file.Files
+import java.nio.file.{Files, Path}
+import java.util.concurrent.ConcurrentLinkedQueue
 
 import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
+
+import io.github.sparksuppress.testing.CheckpointFiles
 
 /** One local SparkSession per suite, few shuffle partitions, UTC, as Spark's own streaming suites do. */
 trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -21,6 +24,8 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
    */
   protected def quickCheckpoints: Boolean = true
 
+  private val tempDirs = new ConcurrentLinkedQueue[Path]()
+
   override def beforeAll(): Unit = {
     super.beforeAll()
     val builder = SparkSession.builder()
@@ -29,7 +34,7 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.ui.enabled", "false")
       .config("spark.sql.session.timeZone", "UTC")
-      .config("spark.sql.streaming.checkpointLocation", Files.createTempDirectory("ss-ckpt").toString)
+      .config("spark.sql.streaming.checkpointLocation", tempDir("ss-ckpt"))
     if (quickCheckpoints) SparkSessionSuite.QuickCheckpoints.foreach { case (k, v) => builder.config(k, v) }
     extraConf.foreach { case (k, v) => builder.config(k, v) }
     spark = builder.getOrCreate()
@@ -37,10 +42,20 @@ trait SparkSessionSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   override def afterAll(): Unit = {
     try if (spark != null) spark.stop()
-    finally super.afterAll()
+    finally
+      try tempDirs.forEach(d => CheckpointFiles.delete(d))
+      finally super.afterAll()
   }
 
-  protected def tempDir(prefix: String): String = Files.createTempDirectory(prefix).toString
+  /**
+   * A new directory under the system's temp directory, deleted with all it holds once the suite's session stopped:
+   * every suite writes checkpoints, and a run of `make test` would otherwise leave hundreds behind.
+   */
+  protected def tempDir(prefix: String): String = {
+    val dir = Files.createTempDirectory(prefix)
+    tempDirs.add(dir)
+    dir.toString
+  }
 }
 
 object SparkSessionSuite {

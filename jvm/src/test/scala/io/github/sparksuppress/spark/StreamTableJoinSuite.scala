@@ -192,7 +192,7 @@ class StreamTableJoinSuite extends SparkSessionSuite {
   test(
     "releasing on the watermark needs no timer: an availableNow query over files finishes, the starved order joined"
   ) {
-    val dir = java.nio.file.Files.createTempDirectory("join-available-now").toString
+    val dir = tempDir("join-available-now")
     val other = otherShardThanAlice
     // One file per micro-batch: alice's order, then two orders of the other shard.
     Seq(order("alice", 100, 7), order(other, 200), order(other, 300)).zipWithIndex.foreach { case (r, i) =>
