@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLORS = {"anchor": "#7f7f7f", "floor": "#bcbd22", "library": "#1f77b4", "python": "#d62728"}
+COLORS = {"anchor": "#7f7f7f", "floor": "#bcbd22", "library": "#1f77b4", "python": "#d62728", "reference": "#9467bd"}
 
 
 def _bars(ax, systems: List[Dict[str, Any]], title: str) -> None:

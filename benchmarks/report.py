@@ -303,6 +303,15 @@ def _large_state(results: Dict[str, Any]) -> List[str]:
             + ", ".join(f"{k} x{v:.2f}" for k, v in growth.items())
             + ".",
         ]
+    to_bare = [r for r in b["systems"] if r.get("time_ratio_to_reference") is not None]
+    if to_bare:
+        lines += [
+            "",
+            "Large state: spark-suppress's time over the hand-written `flatMapGroupsWithState`'s (the same grouping, "
+            "none of Kafka's rules): "
+            + ", ".join(f"{_n(r['keys'])} keys x{r['time_ratio_to_reference']:.2f}" for r in to_bare)
+            + ".",
+        ]
     return lines
 
 

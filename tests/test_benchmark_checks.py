@@ -732,3 +732,29 @@ def test_sustained_broker_removed_after_a_clean_run(tmp_path, monkeypatch):
     monkeypatch.delenv("BENCH_KEEP_RUNS")
     assert discard(kept, ok=True) and not os.path.exists(kept)
     assert tmp_path.is_dir()  # only the broker's directory goes
+
+
+def test_large_state_check_fails_a_wrong_count_a_missing_window_and_an_uncounted_record():
+    """Each system's final rows against Spark's aggregation's, and every record counted by each."""
+    from harness.large_state import check_point
+
+    def rows(*r):
+        return pd.DataFrame(list(r), columns=["key", "start", "end", "count"])
+
+    right = rows(("a", 0, 10_000, 2), ("b", 0, 10_000, 1), ("a", 10_000, 20_000, 3))
+    records = 6
+    assert check_point({"native": right, "ours": right.copy(), "bare": right.copy()}, records)["same_final_rows"]
+
+    wrong_count = rows(("a", 0, 10_000, 3), ("b", 0, 10_000, 1), ("a", 10_000, 20_000, 2))  # same total
+    c = check_point({"native": right, "ours": right.copy(), "bare": wrong_count}, records)
+    assert not c["same_final_rows"] and c["against"]["bare"]["differing_rows"] == 2
+    assert c["against"]["ours"]["differing_rows"] == 0
+
+    missing = rows(("a", 0, 10_000, 2), ("a", 10_000, 20_000, 4))  # b's window lost, its record put elsewhere
+    c = check_point({"native": right, "ours": missing, "bare": right.copy()}, records)
+    assert not c["same_final_rows"] and c["against"]["ours"]["differing_rows"] == 2
+
+    # All agree, but each dropped a record: the totals tell.
+    assert not check_point({"native": right, "ours": right.copy(), "bare": right.copy()}, records + 1)[
+        "same_final_rows"
+    ]

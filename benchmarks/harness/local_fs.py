@@ -16,13 +16,10 @@ the spark-submit jobs through Kafka:
 
 from __future__ import annotations
 
-import glob
-import hashlib
 import os
-import subprocess
-import tempfile
-import zipfile
 from typing import Dict
+
+from . import javac
 
 FORK_FREE = "forkfree"
 HADOOP = "hadoop"
@@ -44,39 +41,9 @@ def mode() -> str:
     return value
 
 
-def _sources():
-    return sorted(glob.glob(os.path.join(SOURCES, "**", "*.java"), recursive=True))
-
-
 def jar(work_dir: str = WORK_DIR) -> str:
-    """The fork-free file system's jar for the running PySpark, compiled once per source and PySpark version."""
-    import pyspark
-
-    spark_jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
-    digest = hashlib.sha256(pyspark.__version__.encode())
-    for path in _sources():
-        with open(path, "rb") as fh:
-            digest.update(fh.read())
-    out = os.path.join(work_dir, "localfs", f"fork-free-local-fs-{pyspark.__version__}-{digest.hexdigest()[:12]}.jar")
-    if os.path.exists(out):
-        return out
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with tempfile.TemporaryDirectory() as classes:
-        result = subprocess.run(
-            ["javac", "-nowarn", "-d", classes, "-cp", os.path.join(spark_jars, "*"), *_sources()],
-            capture_output=True,
-            text=True,
-        )
-        if result.returncode != 0:
-            raise RuntimeError(f"javac could not compile {SOURCES} against {spark_jars}:\n{result.stderr}")
-        # A name of its own: several processes (the tests' suites) may compile the same jar at once.
-        fd, partial = tempfile.mkstemp(suffix=".tmp", dir=os.path.dirname(out))
-        os.close(fd)
-        with zipfile.ZipFile(partial, "w") as z:
-            for path in glob.glob(os.path.join(classes, "**", "*.class"), recursive=True):
-                z.write(path, os.path.relpath(path, classes))
-        os.replace(partial, out)
-    return out
+    """The fork-free file system's jar for the running PySpark (javac.jar)."""
+    return javac.jar(SOURCES, "fork-free-local-fs", work_dir)
 
 
 def conf(work_dir: str = WORK_DIR) -> Dict[str, str]:

@@ -17,7 +17,8 @@ from .streaming import QueryRun, run_query
 @dataclass(frozen=True)
 class System:
     """One way of computing a benchmark's result. ``role`` is ``anchor`` (Spark's built-in operator), ``floor``
-    (no state at all), ``library`` (spark-suppress) or ``python`` (applyInPandasWithState)."""
+    (no state at all), ``library`` (spark-suppress), ``python`` (applyInPandasWithState) or ``reference`` (a
+    hand-written JVM job, ``jvm_jobs``)."""
 
     name: str
     label: str

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from . import local_fs, profile
+from . import jvm_jobs, local_fs, profile
 from .events import FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
@@ -47,7 +47,12 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
         .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
     )
-    for key, value in local_fs.conf().items():
+    conf = local_fs.conf()
+    # The driver's class path: the local file system's jar, if any, and the hand-written jobs' (one setting).
+    conf["spark.driver.extraClassPath"] = os.pathsep.join(
+        p for p in (conf.get("spark.driver.extraClassPath"), jvm_jobs.jar()) if p
+    )
+    for key, value in conf.items():
         builder = builder.config(key, value)
     if event_log_dir:
         shutil.rmtree(event_log_dir, ignore_errors=True)
