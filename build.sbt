@@ -181,8 +181,14 @@ lazy val bench = (project in file("benchmarks/jvm"))
   .settings(
     name := "spark-suppress-benchmarks",
     publish / skip := true,
-    Compile / unmanagedSourceDirectories +=
-      (LocalRootProject / baseDirectory).value / "jvm" / "src" / "main" / "scala" / "io" / "github" / "sparksuppress" / "core",
+    Compile / unmanagedSourceDirectories ++= {
+      val jvm = (LocalRootProject / baseDirectory).value / "jvm"
+      // The core's sources, and the Scala version's collection shim (compat) that they use.
+      Seq(
+        jvm / "src" / "main" / "scala" / "io" / "github" / "sparksuppress" / "core",
+        jvm / "shims" / s"scala-${scalaBinaryVersion.value}" / "scala",
+      )
+    },
     libraryDependencies ++= Seq(
       "org.openjdk.jmh" % "jmh-core" % jmhVersion,
       "org.openjdk.jmh" % "jmh-generator-annprocess" % jmhVersion,

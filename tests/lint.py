@@ -1,5 +1,7 @@
 """`make lint`: ruff (lint, then the format check; ruff.toml) on every Python file, mypy on the package (mypy.ini),
-scalafmt's check (.scalafmt.conf) on every Scala file, and at most 120 characters per line of Scala.
+scalafmt's check (.scalafmt.conf) on every Scala file, at most 120 characters per line of Scala, and that the
+benchmarks' JVM project compiles: it builds the core's sources on its own, so a core change that reaches outside
+the core breaks `make bench` otherwise unseen.
 
 Runs every check even when one fails, so one run shows everything to fix, and ends with the closing line that
 tests/lines.py counts (``<passed> passed, <failed> failed``). ``make format`` fixes what the format checks report.
@@ -22,6 +24,7 @@ PYTHON_CHECKS = [
 # holds the benchmarks' JVM code.
 SCALAFMT = ["build/sbt", "spark43_213/scalafmtCheckAll", "spark35_212/scalafmtCheckAll", "bench/scalafmtCheckAll"]
 SCALA_FOLDERS = ["jvm", "benchmarks/jvm"]
+BENCH_COMPILE = ["build/sbt", "bench/compile"]
 MAX_COLUMNS = 120
 
 
@@ -42,7 +45,7 @@ def long_scala_lines() -> list:
 
 def main() -> int:
     failed = []
-    checks = len(PYTHON_CHECKS) + 2
+    checks = len(PYTHON_CHECKS) + 3
     for name, args in PYTHON_CHECKS:
         print(f"$ {name}", flush=True)
         if subprocess.run([sys.executable, "-m", *args], cwd=ROOT).returncode != 0:
@@ -56,6 +59,9 @@ def main() -> int:
         print(f"longer than {MAX_COLUMNS}: {where}")
     if long_lines:
         failed.append(f"Scala line length ({len(long_lines)} lines)")
+    print("$ sbt bench/compile", flush=True)
+    if subprocess.run(BENCH_COMPILE, cwd=ROOT).returncode != 0:
+        failed.append("bench/compile (the benchmarks' JVM project, benchmarks/jvm)")
     for name in failed:
         print(f"FAIL {name}")
     print(f"{checks - len(failed)} passed, {len(failed)} failed")
