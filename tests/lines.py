@@ -112,11 +112,14 @@ class Result:
 _PYTEST = re.compile(r"(\d+) (passed|failed|skipped|errors?)\b")
 _SBT = re.compile(r"Tests: succeeded (\d+), failed (\d+), canceled (\d+), ignored (\d+), pending (\d+)")
 _PLAIN = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+# A terminal control sequence: sbt ends its output with one (erase to the end of the screen, ESC [ 0 J) and no line
+# break, so the next line a suite prints starts with it.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def counts(suite: str, output: str) -> Optional[Tuple[int, int, int]]:
     """(passed, failed, skipped) from the closing lines of the suite's runner, or None when there are none."""
-    lines = output.splitlines()
+    lines = _ANSI.sub("", output).splitlines()
     if suite == "test-jvm":
         found = [tuple(int(x) for x in m.groups()) for m in map(_SBT.search, lines) if m]
         if not found:

@@ -96,6 +96,9 @@ def test_the_style_checks_run_once_and_their_closing_line_counts():
         "$ ruff check\nAll checks passed!\n$ mypy python/spark_suppress\nFAIL ruff format --check\n2 passed, 1 failed\n"
     )
     assert lines.counts("lint", out) == (2, 1, 0)
+    # sbt ends its output with "erase to the end of the screen" and no line break: the closing line starts with it.
+    after_sbt = "$ sbt bench/compile\n\x1b[32msuccess\x1b[0m Total time: 11 s\n\x1b[0J6 passed, 0 failed\n"
+    assert lines.counts("lint", after_sbt) == (6, 0, 0)
 
 
 def test_a_failed_suite_is_explained_by_its_first_failures(tmp_path, monkeypatch):
