@@ -17,7 +17,7 @@ from . import events as ev
 from . import floors, pandas_jobs
 from .context import Context, library_has
 from .measure import Measured, System, add_ratios, log, measure, target
-from .streaming import WATERMARK_DELAY, read_files
+from .streaming import WATERMARK_DELAY, read_files, watermarked_events
 
 NAME = "final_results"
 
@@ -39,7 +39,7 @@ def library(spark, path: str, window_ms: int, disorder_ms: int):
     import spark_suppress as ss
 
     return ss.aggregate_windowed(
-        read_files(spark, path, ev.EVENT_SCHEMA).select("key", "ts").withWatermark("ts", WATERMARK_DELAY),
+        watermarked_events(spark, path),
         key="key",
         timestamp="ts",
         # Grace = the disorder: records of a window that arrive within a micro-batch after newer ones still count.
@@ -52,8 +52,7 @@ def library(spark, path: str, window_ms: int, disorder_ms: int):
 
 
 def python(spark, path: str, window_ms: int):
-    events = read_files(spark, path, ev.EVENT_SCHEMA).select("key", "ts").withWatermark("ts", WATERMARK_DELAY)
-    return pandas_jobs.window_counts(events, window_ms)
+    return pandas_jobs.window_counts(watermarked_events(spark, path), window_ms)
 
 
 def floor_system(ctx: Context) -> System:

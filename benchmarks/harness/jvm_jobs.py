@@ -10,7 +10,6 @@ from . import javac
 from .local_fs import ROOT, WORK_DIR
 
 SOURCES = os.path.join(ROOT, "benchmarks", "jvm", "jobs")
-PACKAGE = "io.github.sparksuppress.bench.jobs"
 
 
 def jar(work_dir: str = WORK_DIR) -> str:

@@ -25,7 +25,7 @@ from .context import Context
 from .final_results import library, native
 from .measure import System, add_ratios, log, measure, target
 from .pandas_jobs import ROCKSDB_CONF
-from .streaming import WATERMARK_DELAY, read_files
+from .streaming import WATERMARK_DELAY, watermarked_events
 from .window_kinds import _compare, _rows
 
 NAME = "large_state"
@@ -64,9 +64,7 @@ def systems(ctx: Context, shape: EventShape) -> List[System]:
             f"{BARE} keys={shape.keys}",
             f"{shape.keys:,} keys: a hand-written flatMapGroupsWithState counting per key, RocksDB",
             "reference",
-            lambda p: jvm_jobs.window_counts(
-                read_files(ctx.spark, p, ev.EVENT_SCHEMA).select("key", "ts").withWatermark("ts", WATERMARK_DELAY), w
-            ),
+            lambda p: jvm_jobs.window_counts(watermarked_events(ctx.spark, p), w),
             conf=ROCKSDB_CONF,
         ),
     ]

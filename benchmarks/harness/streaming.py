@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from . import jvm_jobs, local_fs, profile
-from .events import FLUSH_KEYS
+from .events import EVENT_SCHEMA, FLUSH_KEYS
 
 SHUFFLE_PARTITIONS = 2  # one state partition per core of the 2-core reference machine
 WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
@@ -74,6 +74,11 @@ def parquet_rows(directory: str) -> int:
 def read_files(spark, path: str, schema: str):
     """A streaming read of ``path`` taking one file per micro-batch, in name order."""
     return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(path)
+
+
+def watermarked_events(spark, path: str):
+    """The event set at ``path`` as the windowed jobs read it: ``key`` and ``ts``, watermarked by WATERMARK_DELAY."""
+    return read_files(spark, path, EVENT_SCHEMA).select("key", "ts").withWatermark("ts", WATERMARK_DELAY)
 
 
 @dataclass

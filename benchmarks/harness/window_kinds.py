@@ -30,7 +30,7 @@ from . import events as ev
 from . import floors, pandas_jobs
 from .context import Context
 from .measure import Measured, System, add_ratios, log, measure, target
-from .streaming import WATERMARK_DELAY, read_files
+from .streaming import WATERMARK_DELAY, watermarked_events
 
 NAME = "window_kinds"
 HOP_SIZE_MS, HOP_ADVANCE_MS = 10_000, 1_000
@@ -38,15 +38,11 @@ SESSION_GAP_MS = 5_000
 SLIDING_DIFFERENCE_MS = 10_000
 
 
-def _events(spark, path: str):
-    return read_files(spark, path, ev.EVENT_SCHEMA).select("key", "ts").withWatermark("ts", WATERMARK_DELAY)
-
-
 def native_hopping(spark, path: str):
     from pyspark.sql import functions as F
 
     return (
-        _events(spark, path)
+        watermarked_events(spark, path)
         .groupBy(F.window("ts", f"{HOP_SIZE_MS // 1000} seconds", f"{HOP_ADVANCE_MS // 1000} second"), "key")
         .count()
     )
@@ -55,7 +51,11 @@ def native_hopping(spark, path: str):
 def native_sessions(spark, path: str):
     from pyspark.sql import functions as F
 
-    return _events(spark, path).groupBy(F.session_window("ts", f"{SESSION_GAP_MS // 1000} seconds"), "key").count()
+    return (
+        watermarked_events(spark, path)
+        .groupBy(F.session_window("ts", f"{SESSION_GAP_MS // 1000} seconds"), "key")
+        .count()
+    )
 
 
 def library(spark, path: str, windows):
@@ -64,7 +64,7 @@ def library(spark, path: str, windows):
     import spark_suppress as ss
 
     return ss.aggregate_windowed(
-        _events(spark, path),
+        watermarked_events(spark, path),
         key="key",
         timestamp="ts",
         windows=windows,
@@ -134,7 +134,7 @@ def systems(ctx: Context, kind: str) -> List[System]:
             "applyInPandasWithState sliding",
             "sliding: PySpark applyInPandasWithState, same windows",
             "python",
-            lambda p: pandas_jobs.sliding_counts(_events(ctx.spark, p), SLIDING_DIFFERENCE_MS),
+            lambda p: pandas_jobs.sliding_counts(watermarked_events(ctx.spark, p), SLIDING_DIFFERENCE_MS),
             slow=True,
         ),
         floors.system(
