@@ -2,6 +2,7 @@ package io.github.sparksuppress.spark.window
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression}
+import org.apache.spark.unsafe.types.UTF8String
 import io.github.sparksuppress.spark.common._
 
 /**
@@ -18,6 +19,12 @@ private[spark] final class InternalColumns(expressions: Seq[Expression]) {
   }
 
   def get(row: InternalRow, i: Int): Any = evaluated(i).eval(row)
+
+  /** Column `i` of a STRING type, which must not be null. */
+  def getUTF8String(row: InternalRow, i: Int): UTF8String = {
+    val o = ordinals(i)
+    if (o >= 0) row.getUTF8String(o) else evaluated(i).eval(row).asInstanceOf[UTF8String]
+  }
 
   /** Column `i` of a LONG (or TIMESTAMP_NTZ) type, or `ifNull`. */
   def getLong(row: InternalRow, i: Int, ifNull: Long): Long = {

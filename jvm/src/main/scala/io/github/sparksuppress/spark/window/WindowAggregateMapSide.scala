@@ -25,7 +25,7 @@ import io.github.sparksuppress.spark.common._
  * [[ShuffleRows]].
  *
  * It is a Catalyst generator, not a `mapPartitions` function, because it sees Spark's internal rows: a record that is
- * combined costs a key projection, a hash lookup and an accumulator update, and is never converted to an external
+ * combined costs a lookup of its key ([[KeyTable]]) and an accumulator update, and is never converted to an external
  * `Row` (that conversion, and the one back, cost more than the combining in a `Row`-based map side). The combined
  * partials leave in `terminate`, which Spark calls once the partition's records are consumed.
  *
@@ -75,13 +75,14 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     private var unkeyed = 0L
     private var untimed = 0L
 
-    // Each key (its columns as an UnsafeRow: content equality and a Murmur hash, for any key type) and its partials
-    // per time window.
+    // Each key and its partials per time window. A key is its columns as an UnsafeRow, compared by content and
+    // hashed whatever the key's types; a key of one string column is its bytes, compared as the row would compare
+    // them, since building the row costs more than the rest of a lookup.
     private val buffers = if (p.combines) new AggregateBuffers(p.aggregates) else null
-    private val keyRow = if (p.combines) UnsafeProjection.create(children.take(keys)) else null
-    private val byKey =
-      if (p.combines) new java.util.HashMap[UnsafeRow, TimeWindowPartials[InputRecord, AggregateBuffer]](1024)
-      else null
+    private val stringKey = keys == 1 && p.keySchema.head.dataType.isInstanceOf[StringType]
+    private val keyRow = if (p.combines && !stringKey) UnsafeProjection.create(children.take(keys)) else null
+    private val keyView = new UnsafeRow(keys)
+    private val byKey = if (p.combines) new KeyTable[TimeWindowPartials[InputRecord, AggregateBuffer]](1024) else null
     private val record =
       if (p.combines)
         new InternalInputRecord(children.slice(inputOffset, inputOffset + p.inputSchema.length), p.inputSchema)
@@ -128,13 +129,20 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
     }
 
     private def combine(row: InternalRow, ts: Long): Unit = {
-      val key = keyRow(row)
-      var partials = byKey.get(key)
-      if (partials == null) {
-        partials =
-          new TimeWindowPartials[InputRecord, AggregateBuffer](p.definition.asInstanceOf[TimeWindowDefinition], buffers)
-        byKey.put(key.copy(), partials)
-      }
+      // The rule has dropped records without a key: a lone key column is not null here.
+      val text = if (stringKey) columns.getUTF8String(row, 0) else null
+      val key = if (stringKey) null else keyRow(row)
+      val entry = if (stringKey) byKey.find(text) else byKey.find(key)
+      val partials =
+        if (entry >= 0) byKey.value(entry)
+        else {
+          val fresh = new TimeWindowPartials[InputRecord, AggregateBuffer](
+            p.definition.asInstanceOf[TimeWindowDefinition],
+            buffers
+          )
+          if (stringKey) byKey.add(text, fresh) else byKey.add(key, fresh)
+          fresh
+        }
       record.row = row
       record.ts = ts
       record.seq = base + position
@@ -143,9 +151,11 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
 
     def finish(): IterableOnce[InternalRow] = {
       val out = new ArrayBuffer[InternalRow](if (byKey == null) 1 else byKey.size * 2 + 1)
-      if (byKey != null) byKey.forEach { (key, partials) =>
+      var entry = 0
+      while (byKey != null && entry < byKey.size) {
+        val partials = byKey.value(entry)
         val windows = partials.result
-        if (windows.isEmpty) out += keyed(key, KeySummary, 0L, 0L, 0L, null, partials.maxTs, partials.dropped)
+        if (windows.isEmpty) out += keyed(entry, KeySummary, 0L, 0L, 0L, null, partials.maxTs, partials.dropped)
         var w = 0
         while (w < windows.length) {
           val partial = windows(w)
@@ -154,7 +164,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
           val kind = if (partial.slice) SlicePartial else Partial
           // Only a key's first row carries its partition-wide figures, so that they count once.
           out += (if (w == 0) keyed(
-                    key,
+                    entry,
                     kind,
                     partial.maxTs,
                     partial.start,
@@ -164,7 +174,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
                     partials.dropped
                   )
                   else keyed(
-                    key,
+                    entry,
                     kind,
                     partial.maxTs,
                     partial.start,
@@ -175,6 +185,7 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
                   ))
           w += 1
         }
+        entry += 1
       }
       if (position > 0) {
         val summary = new ByteWriter(64)
@@ -188,8 +199,9 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
       out
     }
 
+    /** A row of the key of the table's `entry`. */
     private def keyed(
-        key: UnsafeRow,
+        entry: Int,
         kind: Int,
         ts: Long,
         start: Long,
@@ -199,10 +211,15 @@ private[sparksuppress] final case class WindowAggregateMapSide(children: Seq[Exp
         keyDropped: Long
     ): InternalRow = {
       val values = new Array[Any](width)
-      var k = 0
-      while (k < keys) {
-        values(k) = if (key.isNullAt(k)) null else key.get(k, p.keySchema(k).dataType)
-        k += 1
+      // Views of the table's bytes, which no record changes once the partition is read.
+      if (stringKey) values(0) = byKey.stringKey(entry)
+      else {
+        byKey.key(entry, keyView)
+        var k = 0
+        while (k < keys) {
+          values(k) = if (keyView.isNullAt(k)) null else keyView.get(k, p.keySchema(k).dataType)
+          k += 1
+        }
       }
       fill(values, base, kind, ts, start, n, blob, keyMax, keyDropped)
       new GenericInternalRow(values)
