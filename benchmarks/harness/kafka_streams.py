@@ -126,7 +126,8 @@ def _start(
         ]
         env = dict(os.environ)
     else:
-        conf = {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC", **local_fs.conf(), **SPARK_CONF}
+        java_options = ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip()
+        conf = {"spark.driver.extraJavaOptions": java_options, **local_fs.conf(), **SPARK_CONF}
         if event_log:  # for _spark_breakdown
             os.makedirs(os.path.join(run_dir, "eventlog"))
             conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))
