@@ -6,12 +6,12 @@ import org.apache.spark.unsafe.array.ByteArrayMethods
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * A value per distinct key, the key an `UnsafeRow`: the map side's table of partials, which every record of an input
- * partition looks up. A `java.util.HashMap` reaches a key's value through its bucket, an entry object, the key row
- * and the row's bytes: four dependent reads, each a likely cache miss among thousands of keys (a JFR profile of
- * benchmark 11's Spark job put 15% of its CPU samples in that lookup). Here a lookup reads one slot of a flat array,
- * which holds the key's hash beside its entry, and then compares the key with bytes that all entries keep one after
- * another in one array; the value is the only object left to reach.
+ * A value per distinct key: the map side's table of partials, which every record of an input partition looks up. A
+ * `java.util.HashMap` of key rows reaches a value through its bucket, an entry object, the key row and the row's
+ * bytes: four dependent reads, each a likely cache miss among thousands of keys (a JFR profile of benchmark 11's
+ * Spark job put 15% of its CPU samples in that lookup). Here a lookup reads one slot of a flat array, which holds the
+ * key's hash beside its entry, and then compares the key with bytes that all entries keep one after another in one
+ * array; the value is the only object left to reach.
  *
  * A table holds keys of one kind: rows (hashed as `UnsafeRow.hashCode` hashes them) or strings (as
  * `UTF8String.hashCode`), compared byte for byte as their `equals` compares them. Entries are numbered from 0 in the
