@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import sys
 from datetime import datetime, timezone
@@ -30,7 +29,6 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from harness import kafka_streams as ks  # noqa: E402
 from harness import kafka_sustained as sustained  # noqa: E402
 from harness import machine  # noqa: E402
-from harness.buffer_core import classpath  # noqa: E402
 from harness.config import FULL  # noqa: E402
 from harness.measure import log  # noqa: E402
 
@@ -47,24 +45,10 @@ def main(argv=None) -> int:
     early = args.early_close.split(",")
     if not early or any(e not in ("on", "off") for e in early):
         p.error(f"--early-close {args.early_close!r}: give on, off or on,off")
-    sus = FULL.kafka_sustained
-    work = os.path.join(ROOT, "benchmarks", "work", "runs", "latency_at_rate")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     stamp = datetime.now(timezone.utc)
     variants = [("kafka-streams", None, None)] + [("spark-suppress", d, e) for d in delays for e in early]
     runs = []
-    with ks._local_kafka(ROOT).broker(os.path.join(work, "broker"), heap="1g", partitions=ks.PARTITIONS) as bootstrap:
-        env = sustained.Env(
-            ROOT,
-            classpath(ROOT, os.path.join(ROOT, "benchmarks", "work")),
-            ks.spark_jars(ROOT),
-            bootstrap,
-            work,
-            sus,
-            FULL.window_ms,
-            [],
-        )
+    with sustained.standalone(ROOT, "latency_at_rate", FULL.kafka_sustained, FULL.window_ms) as env:
         for round_ in range(args.rounds):
             for system, delay, early_close in variants:
                 if delay is not None:  # both read by ks._start when the job starts

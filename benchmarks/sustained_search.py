@@ -19,17 +19,14 @@ import argparse
 import dataclasses
 import json
 import os
-import shutil
 import sys
 from datetime import datetime, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-from harness import kafka_streams as ks  # noqa: E402
 from harness import kafka_sustained as sustained  # noqa: E402
 from harness import machine  # noqa: E402
-from harness.buffer_core import classpath  # noqa: E402
 from harness.config import FULL  # noqa: E402
 from harness.measure import log  # noqa: E402
 
@@ -47,22 +44,9 @@ def main(argv=None) -> int:
     if args.start_rate <= 0:
         p.error(f"--start-rate {args.start_rate}: give a positive rate in records/s")
     sus = dataclasses.replace(FULL.kafka_sustained, start_rate=args.start_rate)
-    work = os.path.join(ROOT, "benchmarks", "work", "runs", "sustained_search")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     stamp = datetime.now(timezone.utc)
     found = []
-    with ks._local_kafka(ROOT).broker(os.path.join(work, "broker"), heap="1g", partitions=ks.PARTITIONS) as bootstrap:
-        env = sustained.Env(
-            ROOT,
-            classpath(ROOT, os.path.join(ROOT, "benchmarks", "work")),
-            ks.spark_jars(ROOT),
-            bootstrap,
-            work,
-            sus,
-            FULL.window_ms,
-            [],
-        )
+    with sustained.standalone(ROOT, "sustained_search", sus, FULL.window_ms) as env:
         for system in systems:
             rate, probes = sustained.search(lambda r, s=system: sustained.probe(env, s, args.job, r), sus)
             for probe in probes:

@@ -33,7 +33,7 @@ def fake(monkeypatch, limits, bad_check_at=None):
     monkeypatch.setattr(kafka_sustained, "probe", probe)
     monkeypatch.setattr(kafka_streams, "_local_kafka", lambda root: FakeKafka())
     monkeypatch.setattr(kafka_streams, "spark_jars", lambda root: [])
-    monkeypatch.setattr(sustained_search, "classpath", lambda root, work: "")
+    monkeypatch.setattr(kafka_sustained, "classpath", lambda root, work: "")
     return probed
 
 

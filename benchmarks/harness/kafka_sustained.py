@@ -42,6 +42,7 @@ nor as Spark's micro-batch, which its Kafka sink does not carry.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -50,7 +51,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -85,6 +86,19 @@ class Env:
     probes: int = 0
     done: List[Dict[str, Any]] = field(default_factory=list)  # every probe finished, in order
     on_probe: Callable[[List[Dict[str, Any]]], None] = lambda done: None  # told after each probe
+
+
+@contextlib.contextmanager
+def standalone(root: str, name: str, sus: Sustained, window_ms: int) -> Iterator[Env]:
+    """A broker and the probes' environment for a script that runs benchmark 11's probes outside ``make bench``
+    (latency_at_rate.py, sustained_search.py): its work directory, ``benchmarks/work/runs/<name>``, emptied first;
+    nothing pinned."""
+    work = os.path.join(root, "benchmarks", "work", "runs", name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    with ks._local_kafka(root).broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
+        cp = classpath(root, os.path.join(root, "benchmarks", "work"))
+        yield Env(root, cp, ks.spark_jars(root), bootstrap, work, sus, window_ms, [])
 
 
 def _pin() -> Tuple[List[str], Dict[str, Any], Optional[set]]:
