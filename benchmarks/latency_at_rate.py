@@ -17,7 +17,6 @@ medians of p50 and p99 over the rounds. Not part of ``make bench``; a failed che
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -73,20 +72,13 @@ def main(argv=None) -> int:
         }
         log(f"{name}: p50 {summary[name]['p50_ms_median']} ms, p99 {summary[name]['p99_ms_median']} ms (medians)")
     failed = [r for r in runs if not r["check"]["ok"]]
-    out = {
-        "date": stamp.isoformat(timespec="seconds"),
-        "command": "benchmarks/latency_at_rate.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "git_commit": machine.git_commit(ROOT),
-        "machine": machine.machine(),
+    fields = {
         "rate": args.rate,
         "summary": summary,
         "check": {"ok": not failed, "runs": len(runs), "failed": len(failed)},
         "runs": runs,
     }
-    os.makedirs(args.results_dir, exist_ok=True)
-    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-latency.json")
-    with open(path, "w") as fh:
-        json.dump(out, fh, indent=1)
+    path = machine.write_results(args.results_dir, "latency", stamp, "latency_at_rate.py", argv, ROOT, fields)
     log(f"wrote {path}")
     return 1 if failed else 0
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 from datetime import datetime, timezone
@@ -54,20 +53,13 @@ def main(argv=None) -> int:
             log(f"{system} {args.job}: sustained {rate:,} records/s ({len(probes)} probes)")
             found.append({"system": system, "sustained_records_per_s": rate, "probes": probes})
     failed = [p for s in found for p in s["probes"] if not p["check"]["ok"]]
-    out = {
-        "date": stamp.isoformat(timespec="seconds"),
-        "command": "benchmarks/sustained_search.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "git_commit": machine.git_commit(ROOT),
-        "machine": machine.machine(),
+    fields = {
         "job": args.job,
         "start_rate": args.start_rate,
         "systems": found,
         "check": {"ok": not failed, "probes": sum(len(s["probes"]) for s in found), "failed": len(failed)},
     }
-    os.makedirs(args.results_dir, exist_ok=True)
-    path = os.path.join(args.results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-sustained.json")
-    with open(path, "w") as fh:
-        json.dump(out, fh, indent=1, default=str)
+    path = machine.write_results(args.results_dir, "sustained", stamp, "sustained_search.py", argv, ROOT, fields)
     log(f"wrote {path}")
     return 1 if failed else 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -91,3 +92,20 @@ def git_commit(root: str) -> str:
         )
     except OSError:
         return "unknown"
+
+
+def write_results(results_dir: str, kind: str, stamp, script: str, argv, root: str, fields: Dict[str, Any]) -> str:
+    """Writes a stand-alone script's results file, ``<results_dir>/<UTC stamp>-<kind>.json``: when, the command,
+    the commit and the machine, then ``fields``. Returns its path."""
+    out = {
+        "date": stamp.isoformat(timespec="seconds"),
+        "command": f"benchmarks/{script} " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "git_commit": git_commit(root),
+        "machine": machine(),
+        **fields,
+    }
+    os.makedirs(results_dir, exist_ok=True)
+    path = os.path.join(results_dir, f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{kind}.json")
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=1, default=str)
+    return path
