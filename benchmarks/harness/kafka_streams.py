@@ -31,6 +31,7 @@ from . import local_fs, profile
 from .buffer_core import classpath, jar_version
 from .context import Context
 from .measure import log, median_index, target
+from .streaming import driver_java_options
 
 NAME = "kafka_streams"
 GRACE_MS = 2_000
@@ -126,8 +127,7 @@ def _start(
         ]
         env = dict(os.environ)
     else:
-        java_options = ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip()
-        conf = {"spark.driver.extraJavaOptions": java_options, **local_fs.conf(), **SPARK_CONF}
+        conf = {"spark.driver.extraJavaOptions": driver_java_options(), **local_fs.conf(), **SPARK_CONF}
         if event_log:  # for _spark_breakdown
             os.makedirs(os.path.join(run_dir, "eventlog"))
             conf.update(profile.event_log_conf(os.path.join(run_dir, "eventlog")))

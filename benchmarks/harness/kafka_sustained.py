@@ -89,16 +89,24 @@ class Env:
 
 
 @contextlib.contextmanager
-def standalone(root: str, name: str, sus: Sustained, window_ms: int) -> Iterator[Env]:
-    """A broker and the probes' environment for a script that runs benchmark 11's probes outside ``make bench``
-    (latency_at_rate.py, sustained_search.py): its work directory, ``benchmarks/work/runs/<name>``, emptied first;
-    nothing pinned."""
-    work = os.path.join(root, "benchmarks", "work", "runs", name)
+def environment(
+    root: str, work: str, classpath_dir: str, sus: Sustained, window_ms: int, prefix: Sequence[str] = ()
+) -> Iterator[Env]:
+    """The probes' environment with a broker running: ``work`` emptied first, the Kafka Streams classpath built
+    under ``classpath_dir``, ``prefix`` (a taskset or nothing) before the system under test."""
+    cp = classpath(root, classpath_dir)
+    jars = ks.spark_jars(root)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     with ks._local_kafka(root).broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
-        cp = classpath(root, os.path.join(root, "benchmarks", "work"))
-        yield Env(root, cp, ks.spark_jars(root), bootstrap, work, sus, window_ms, [])
+        yield Env(root, cp, jars, bootstrap, work, sus, window_ms, list(prefix))
+
+
+def standalone(root: str, name: str, sus: Sustained, window_ms: int):
+    """The environment of a script that runs benchmark 11's probes outside ``make bench`` (latency_at_rate.py,
+    sustained_search.py): its work directory ``benchmarks/work/runs/<name>``; nothing pinned."""
+    work_dir = os.path.join(root, "benchmarks", "work")
+    return environment(root, os.path.join(work_dir, "runs", name), work_dir, sus, window_ms)
 
 
 def _pin() -> Tuple[List[str], Dict[str, Any], Optional[set]]:
@@ -659,11 +667,7 @@ def design_seconds(sus: Sustained, start_up_s: int = 25) -> int:
 
 def run(ctx: Context, root: str) -> Dict[str, Any]:
     sus = ctx.settings.kafka_sustained
-    local_kafka = ks._local_kafka(root)
-    cp = classpath(root, os.path.dirname(ctx.data_dir))
-    jars = ks.spark_jars(root)
     work = ctx.scratch(NAME)
-    shutil.rmtree(work, ignore_errors=True)
     prefix, pinning, restore = _pin()
     systems: List[Dict[str, Any]] = []
     latencies: List[Dict[str, Any]] = []
@@ -676,8 +680,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
             "under test, which lowers every figure"
         )
     try:
-        with local_kafka.broker(os.path.join(work, "broker"), heap="1g", partitions=PARTITIONS) as bootstrap:
-            env = Env(root, cp, jars, bootstrap, work, sus, ctx.settings.window_ms, prefix)
+        with environment(root, work, os.path.dirname(ctx.data_dir), sus, ctx.settings.window_ms, prefix) as env:
             env.on_probe = lambda done: ctx.progress(NAME, {"title": TITLE, "probes": done})
             sustained: Dict[Tuple[str, str], int] = {}
             for job in JOBS:
@@ -766,7 +769,7 @@ def run(ctx: Context, root: str) -> Dict[str, Any]:
             "broker": "Apache Kafka, KRaft, one node, loopback (reliability/local_kafka.py)",
             **pinning,
         },
-        "versions": {"kafka-streams": jar_version(cp, "kafka-streams")},
+        "versions": {"kafka-streams": jar_version(env.cp, "kafka-streams")},
         "systems": systems,
         "latency": latencies,
         "spark_trigger": next((r["trigger"] for r in half), None),

@@ -18,6 +18,12 @@ WATERMARK_DELAY = "2 seconds"  # the events' disorder: no record is ever late
 WATERMARK_DELAY_MS = 2_000  # the same, for the checks' references
 
 
+def driver_java_options() -> str:
+    """The Spark driver's JVM options, in the benchmark session and in the spark-submit jobs: UTC, and
+    BENCH_DRIVER_JAVA_OPTIONS (e.g. -XX:StartFlightRecording=filename=bench.jfr,settings=profile to profile)."""
+    return ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip()
+
+
 def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str] = None):
     """A local session with the worktree's jar, sized for the benchmarks (4 GB driver, UTC, no UI), on the run's local
     file system (local_fs). With
@@ -39,11 +45,7 @@ def session(app: str = "spark-suppress-benchmarks", event_log_dir: Optional[str]
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
-        # BENCH_DRIVER_JAVA_OPTIONS: e.g. -XX:StartFlightRecording=filename=bench.jfr,settings=profile to profile
-        .config(
-            "spark.driver.extraJavaOptions",
-            ("-Duser.timezone=UTC " + os.environ.get("BENCH_DRIVER_JAVA_OPTIONS", "")).strip(),
-        )
+        .config("spark.driver.extraJavaOptions", driver_java_options())
         .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "true")
     )
