@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from . import events as ev
 from . import floors, pandas_jobs
+from .final_results import RESULT_COLUMNS
 from .context import Context
 from .measure import Measured, System, add_ratios, log, measure, target
 from .streaming import WATERMARK_DELAY, watermarked_events
@@ -70,7 +71,7 @@ def library(spark, path: str, windows):
         windows=windows,
         aggregations=[F.count("*").alias("count")],
         emit=ss.EmitStrategy.on_window_close(),
-    )
+    ).select(*RESULT_COLUMNS)
 
 
 def library_windows(kind: str, grace_ms: int):
