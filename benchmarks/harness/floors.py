@@ -57,7 +57,9 @@ def window_counts(window_ms: int):
 
 def hopping_counts(window_ms: int, slide_ms: int):
     """Hopping windows: partial counts per key and pane (one slide) shuffled, each pane's count then written once
-    for every window that holds it: about the final rows, without expanding the records before the shuffle."""
+    for every window that holds it, without expanding the records before the shuffle. That writes each window once
+    per pane it holds, several times the final rows (3,280,710 rows against 582,806 in benchmark 6's full run), so
+    this floor errs high: a correct system finished under it."""
     from pyspark.sql import functions as F
 
     panes = window_ms // slide_ms
