@@ -8,8 +8,8 @@
   ``applyInPandasWithState``.
 
 Each job also has its floor (floors.py): hopping, each micro-batch's partial counts per key and 1-second pane,
-written once per window; sessions, each key's first and last time and count per micro-batch; sliding, counts per
-key and timestamp per micro-batch. None keeps state.
+shuffled and written (fewer rows than the windows); sessions, each key's first and last time and count per
+micro-batch; sliding, counts per key and timestamp per micro-batch. None keeps state.
 
 Checks. Hopping: the same rows as Spark (the window definitions coincide). Sessions: the same rows except for keys
 where two consecutive records are exactly one gap apart, which Kafka's rule joins into one session (the gap bound
@@ -28,8 +28,8 @@ import pyarrow.parquet as pq
 
 from . import events as ev
 from . import floors, pandas_jobs
-from .final_results import RESULT_COLUMNS
 from .context import Context
+from .final_results import RESULT_COLUMNS
 from .measure import Measured, System, add_ratios, log, measure, target
 from .streaming import WATERMARK_DELAY, watermarked_events
 
@@ -107,9 +107,9 @@ def systems(ctx: Context, kind: str) -> List[System]:
             floors.system(
                 ctx,
                 "floor hopping",
-                "hopping: floor (partial counts per key and pane, no state)",
+                "hopping: floor (partial counts per key and pane shuffled and written, no state)",
                 ["key", "ts"],
-                floors.hopping_counts(HOP_SIZE_MS, HOP_ADVANCE_MS),
+                floors.hopping_pane_counts(HOP_ADVANCE_MS),
             ),
         ]
     if kind == "sessions":
