@@ -290,6 +290,22 @@ def test_rate_limit_floor_writes_as_many_rows_as_the_rule_emits_in_each_batch(tm
     assert written == [("a", 0, 1), ("a", 60, 4)]  # the latest update, and the batch's first record
 
 
+def test_hopping_floor_writes_each_keys_count_per_pane_never_more_rows_than_the_windows(spark):
+    """The hopping floor (1-second panes of 10-second windows): a key's records of one pane leave as one row with
+    their count, so it writes no more rows than the job has windows, each of which holds at least one pane. The
+    floor it replaced wrote each pane once for every window holding it: 30 rows here, for 21 windows."""
+    from harness.floors import hopping_pane_counts
+
+    rows = [("a", 0, 1, 0), ("a", 500, 1, 1), ("a", 1_500, 1, 2), ("b", 9_999, 1, 3)]
+    batch = spark.createDataFrame(_events(rows).to_pandas())
+    written = sorted(
+        (r["key"], round(r["pane"].timestamp() * 1000), r["count"]) for r in hopping_pane_counts(1_000)(batch).collect()
+    )
+    assert written == [("a", 0, 2), ("a", 1_000, 1), ("b", 9_000, 1)]
+    windows = {(k, p - 1_000 * i) for k, t, _, _ in rows for p in [t - t % 1_000] for i in range(10)}
+    assert len(written) < len(windows) == 21
+
+
 def test_join_benchmark_references_from_files(tmp_path):
     """join._references over the event and table files of the same number, flush records left out (they move
     every shard's stream time, as in the benchmark)."""
