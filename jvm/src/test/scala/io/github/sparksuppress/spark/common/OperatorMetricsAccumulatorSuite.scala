@@ -49,6 +49,22 @@ class OperatorMetricsAccumulatorSuite extends AnyFunSuite {
     assert(before.averages == Map("batch" -> 4.0))
   }
 
+  test("a copy and its accumulator change apart, and a merged accumulator stays as it was merged") {
+    val a = filled()
+    val c = a.copy()
+    a.count("records", 1); a.gaugeDelta("keys", 1); a.max("lateness", 9)
+    c.count("records", 10)
+    assert(a.value.counters == Map("records" -> 4L) && a.value.maxima == Map("lateness" -> 9L))
+    assert(c.value.counters == Map("records" -> 13L) && c.value.maxima == Map("lateness" -> 7L))
+    assert(c.value.gauges == Map("buffered" -> 5L, "keys" -> 2L))
+    val total = new OperatorMetricsAccumulator
+    total.merge(a)
+    total.merge(c)
+    a.count("records", 100); c.max("lateness", 100)
+    assert(total.value.counters == Map("records" -> 17L) && total.value.maxima == Map("lateness" -> 9L))
+    assert(total.value.gauges == Map("buffered" -> 5L, "keys" -> 5L))
+  }
+
   /**
    * Java-serializes `a` as an executor sends it to the driver in a heartbeat, and reads it back as the driver does.
    */
