@@ -53,11 +53,8 @@ def hopping_pane_counts(slide_ms: int):
     of the batch. No correct system shuffles less: every window is a sum of panes, and a key's records of a pane
     can only be combined. It writes fewer rows than the job's final rows (each a window, of several panes), since
     summing panes into windows without a second shuffle needs every pane of a key in one place, which is state or
-    a shuffle by key; so it errs low, and stays under any correct system.
-
-    Until 2026-11-30 this floor wrote each pane's count once for every window holding it, that is each window once
-    per pane it holds: 3,280,710 rows against 582,806 final rows in benchmark 6's full run of 09:55, where ours
-    took 0.90x its time. It was no lower bound."""
+    a shuffle by key; so it errs low, and stays under any correct system (benchmarks/README.md, "Floor", says what
+    the floor before it wrote)."""
     from pyspark.sql import functions as F
 
     def per_batch(batch):
